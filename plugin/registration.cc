@@ -1,0 +1,19 @@
+#include "plugin/rocksdb_cuckoo.h"
+
+#include "table/cuckoo_hash_table_factory.h"
+
+using ROCKSDB_NAMESPACE::ObjectLibrary;
+using ROCKSDB_NAMESPACE::TableFactory;
+
+extern "C" int register_rocksdb_cuckoo(ObjectLibrary& library,
+                                       const std::string& /*arg*/) {
+  library.AddFactory<TableFactory>(
+      rocksdb_cuckoo::kCuckooHashTableName,
+      [](const std::string& /*uri*/, std::unique_ptr<TableFactory>* guard,
+         std::string* /*errmsg*/) {
+        guard->reset(new rocksdb_cuckoo::CuckooHashTableFactory());
+        return guard->get();
+      });
+  size_t num_types;
+  return static_cast<int>(library.GetFactoryCount(&num_types));
+}

@@ -1,0 +1,39 @@
+// Public interface of the CuckooHashTable SST format.
+//
+// Load it by name (after register_rocksdb_cuckoo or LD_PRELOAD of the shared
+// library):  table_factory={id=CuckooHashTable;hash_table_ratio=0.9}
+// or build one in C++ with NewCuckooHashTableFactory().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "rocksdb/table.h"
+
+namespace rocksdb_cuckoo {
+
+struct CuckooHashTableOptions {
+  static const char* kName() { return "CuckooHashTableOptions"; }
+
+  // Fraction of hash slots that hold a key, in (0, 1). Lower wastes space but
+  // makes placement easier; placement never fails either way.
+  double hash_table_ratio = 0.9;
+  // Use the user key's first 8 bytes, read big-endian (the order in which
+  // integer keys encoded for RocksDB sort), as the first bucket choice.
+  // Sequential integer keys then land in sequential buckets.
+  bool identity_as_first_hash = false;
+  // Longest eviction chain tried while placing one key before it goes to the
+  // overflow stash (or the table grows).
+  uint32_t max_search_depth = 128;
+  // Checksum of every region of the file, verified when the file is opened
+  // and by VerifyChecksum(): kXXH3 (default), kCRC32c or kNoChecksum.
+  ROCKSDB_NAMESPACE::ChecksumType checksum = ROCKSDB_NAMESPACE::kXXH3;
+};
+
+// The TableFactory id users type in options strings.
+inline constexpr const char* kCuckooHashTableName = "CuckooHashTable";
+
+std::shared_ptr<ROCKSDB_NAMESPACE::TableFactory> NewCuckooHashTableFactory(
+    const CuckooHashTableOptions& options = CuckooHashTableOptions());
+
+}  // namespace rocksdb_cuckoo
