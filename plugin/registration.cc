@@ -1,5 +1,4 @@
 #include "plugin/rocksdb_cuckoo.h"
-
 #include "table/cuckoo_hash_table_factory.h"
 
 using ROCKSDB_NAMESPACE::ObjectLibrary;

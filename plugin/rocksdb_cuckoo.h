@@ -10,5 +10,5 @@
 
 #include "rocksdb/utilities/object_registry.h"
 
-extern "C" int register_rocksdb_cuckoo(ROCKSDB_NAMESPACE::ObjectLibrary& library,
-                                       const std::string& arg);
+extern "C" int register_rocksdb_cuckoo(
+    ROCKSDB_NAMESPACE::ObjectLibrary& library, const std::string& arg);

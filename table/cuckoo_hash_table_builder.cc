@@ -1,0 +1,315 @@
+#include "table/cuckoo_hash_table_builder.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "db/dbformat.h"
+#include "file/writable_file_writer.h"
+#include "rocksdb/comparator.h"
+#include "rocksdb/merge_operator.h"
+#include "table/cuckoo_hash_table_factory.h"
+#include "table/cuckoo_placement.h"
+#include "table/meta_blocks.h"
+
+namespace rocksdb_cuckoo {
+
+using namespace ROCKSDB_NAMESPACE;
+
+namespace {
+
+// A stash longer than this makes misses scan too much: grow the bucket array
+// (by 1/16 each time) and place again, at most kMaxGrowRounds times.
+constexpr size_t kMaxStashBeforeGrowing = 32;
+constexpr int kMaxGrowRounds = 8;
+// The seed is stored in the file, so it can change without a format bump.
+constexpr uint64_t kHashSeed = 0;
+
+std::string ToString(double v) {
+  char buf[32];
+  snprintf(buf, sizeof(buf), "%.4f", v);
+  return buf;
+}
+
+}  // namespace
+
+CuckooHashTableBuilder::CuckooHashTableBuilder(
+    const TableBuilderOptions& tbo, const CuckooHashTableOptions& options,
+    WritableFileWriter* file)
+    : ioptions_(tbo.ioptions),
+      options_(options),
+      file_(file),
+      region_checksum_(new ChecksumStream(options.checksum)) {
+  properties_.num_data_blocks = 1;
+  properties_.format_version = kFormatVersion;
+  properties_.column_family_id = tbo.column_family_id;
+  properties_.column_family_name = tbo.column_family_name;
+  properties_.db_id = tbo.db_id;
+  properties_.db_session_id = tbo.db_session_id;
+  properties_.db_host_id = ioptions_.db_host_id;
+  if (!ReifyDbHostIdProperty(ioptions_.env, &properties_.db_host_id).ok()) {
+    properties_.db_host_id.clear();
+  }
+  properties_.orig_file_number = tbo.cur_file_num;
+  properties_.comparator_name = ioptions_.user_comparator->Name();
+  properties_.merge_operator_name = ioptions_.merge_operator != nullptr
+                                        ? ioptions_.merge_operator->Name()
+                                        : "nullptr";
+  properties_.prefix_extractor_name =
+      tbo.moptions.prefix_extractor != nullptr
+          ? tbo.moptions.prefix_extractor->AsString()
+          : "nullptr";
+  properties_.compression_name = "NoCompression";
+  properties_.oldest_key_time = tbo.oldest_key_time;
+  properties_.file_creation_time = tbo.file_creation_time;
+  properties_.creation_time = tbo.file_creation_time;
+
+  std::string collector_names;
+  for (auto& factory : *tbo.int_tbl_prop_collector_factories) {
+    collectors_.emplace_back(factory->CreateIntTblPropCollector(
+        tbo.column_family_id, tbo.level_at_creation));
+    collector_names += (collector_names.empty() ? "" : ",");
+    collector_names += collectors_.back()->Name();
+  }
+  properties_.property_collectors_names = "[" + collector_names + "]";
+
+  layout_.checksum = options_.checksum;
+  layout_.identity_as_first_hash = options_.identity_as_first_hash;
+  layout_.hash_seed = kHashSeed;
+  status_ = CheckComparator(ioptions_.user_comparator);
+  if (status_.ok()) status_ = CheckOptions(options_);
+}
+
+void CuckooHashTableBuilder::Append(const Slice& bytes) {
+  if (!io_status_.ok()) return;
+  io_status_ = file_->Append(bytes);
+  if (!io_status_.ok()) {
+    status_ = io_status_;
+    return;
+  }
+  region_checksum_->Update(bytes.data(), bytes.size());
+  offset_ += bytes.size();
+}
+
+uint64_t CuckooHashTableBuilder::EndRegion() {
+  const uint64_t digest = region_checksum_->Digest();
+  region_checksum_.reset(new ChecksumStream(options_.checksum));
+  return digest;
+}
+
+void CuckooHashTableBuilder::Add(const Slice& key, const Slice& value) {
+  if (!status_.ok() || closed_) return;
+  ParsedInternalKey parsed;
+  status_ = ParseInternalKey(key, &parsed, /*log_err_key=*/false);
+  if (!status_.ok()) return;
+  if (parsed.type == kTypeRangeDeletion) {
+    status_ = Status::NotSupported(
+        "CuckooHashTable does not store range deletions (DeleteRange)");
+    return;
+  }
+  if (key.size() > UINT32_MAX || value.size() > UINT32_MAX ||
+      offset_ > kMaxEntryOffset) {
+    status_ = Status::NotSupported(
+        "CuckooHashTable: entry or file too large (keys and values < 4 GiB, "
+        "data < 256 TiB)");
+    return;
+  }
+  const Slice& user_key = parsed.user_key;
+  if (entry_offsets_.empty() || user_key != Slice(last_user_key_)) {
+    if (group_offsets_.size() == UINT32_MAX - 1) {
+      status_ = Status::NotSupported(
+          "CuckooHashTable: more than 2^32-2 user keys in one file");
+      return;
+    }
+    group_offsets_.push_back(offset_);
+    key_hashes_.push_back(HashKey(user_key.data(), user_key.size(), kHashSeed));
+    if (options_.identity_as_first_hash) {
+      identity_keys_.push_back(IdentityKey(user_key.data(), user_key.size()));
+    }
+    last_user_key_.assign(user_key.data(), user_key.size());
+  }
+  entry_offsets_.push_back(offset_);
+
+  scratch_.clear();
+  EncodeEntryHeader(static_cast<uint32_t>(key.size()),
+                    static_cast<uint32_t>(value.size()), &scratch_);
+  Append(scratch_);
+  Append(key);
+  Append(value);
+
+  properties_.num_entries++;
+  properties_.raw_key_size += key.size();
+  properties_.raw_value_size += value.size();
+  if (parsed.type == kTypeDeletion || parsed.type == kTypeSingleDeletion ||
+      parsed.type == kTypeDeletionWithTimestamp) {
+    properties_.num_deletions++;
+  } else if (parsed.type == kTypeMerge) {
+    properties_.num_merge_operands++;
+  }
+  NotifyCollectTableCollectorsOnAdd(key, value, offset_, collectors_,
+                                    ioptions_.logger);
+}
+
+uint64_t CuckooHashTableBuilder::EstimatedFileSize() const {
+  // What Finish() will add: order index, ~8/ratio bytes of buckets per key.
+  const double per_key =
+      kBucketSize / (kSlotsPerBucket * options_.hash_table_ratio);
+  return offset_ + entry_offsets_.size() * 4 +
+         static_cast<uint64_t>(group_offsets_.size() * per_key);
+}
+
+void CuckooHashTableBuilder::WriteOrderIndex() {
+  layout_.data_size = offset_;
+  layout_.region_checksum[0] = EndRegion();
+  layout_.order_offset = offset_;
+  layout_.order_width = offset_ <= UINT32_MAX ? 4 : 8;
+  std::string chunk;
+  for (size_t i = 0; i < entry_offsets_.size(); i++) {
+    if (layout_.order_width == 4) {
+      PutFixed32(&chunk, static_cast<uint32_t>(entry_offsets_[i]));
+    } else {
+      PutFixed64(&chunk, entry_offsets_[i]);
+    }
+    if (chunk.size() >= 1 << 16 || i + 1 == entry_offsets_.size()) {
+      Append(chunk);
+      chunk.clear();
+    }
+  }
+  layout_.region_checksum[1] = EndRegion();
+  // Buckets start on a cache-line boundary (the file is mapped or loaded at
+  // an aligned address), so one probe is one cache line.
+  const uint64_t pad = (kBucketSize - offset_ % kBucketSize) % kBucketSize;
+  if (pad > 0) {
+    Append(std::string(pad, '\0'));
+    EndRegion();  // padding is bounds-checked, not checksummed
+  }
+}
+
+void CuckooHashTableBuilder::WriteHashIndex() {
+  const uint64_t num_keys = group_offsets_.size();
+  layout_.buckets_offset = offset_;
+  const double capacity = kSlotsPerBucket * options_.hash_table_ratio;
+  uint64_t num_buckets = std::max<uint64_t>(
+      1, static_cast<uint64_t>(std::ceil(num_keys / capacity)));
+  std::vector<BucketChoice> choices(num_keys);
+  Placement placement;
+  for (int round = 0;; round++) {
+    if (num_buckets > UINT32_MAX) {
+      status_ = Status::NotSupported("CuckooHashTable: too many buckets");
+      return;
+    }
+    for (uint64_t k = 0; k < num_keys; k++) {
+      const KeyHash kh =
+          LocateKey(key_hashes_[k],
+                    options_.identity_as_first_hash ? identity_keys_[k] : 0,
+                    options_.identity_as_first_hash, num_buckets);
+      choices[k] = {static_cast<uint32_t>(kh.bucket1),
+                    static_cast<uint32_t>(kh.bucket2)};
+    }
+    placement = PlaceKeys(choices, static_cast<uint32_t>(num_buckets),
+                          options_.max_search_depth);
+    if (placement.stash.size() <= kMaxStashBeforeGrowing ||
+        round == kMaxGrowRounds) {
+      break;
+    }
+    num_buckets += num_buckets / 16 + 1;
+  }
+
+  auto fingerprint = [&](uint32_t key) {
+    return LocateKey(key_hashes_[key], 0, false, 1).fingerprint;
+  };
+  std::vector<Bucket> buckets(num_buckets);
+  memset(static_cast<void*>(buckets.data()), 0, num_buckets * kBucketSize);
+  for (uint64_t b = 0; b < num_buckets; b++) {
+    for (uint32_t s = 0; s < kSlotsPerBucket; s++) {
+      const uint32_t key = placement.slots[b * kSlotsPerBucket + s];
+      if (key == Placement::kEmpty) break;
+      buckets[b].Set(s, fingerprint(key), group_offsets_[key]);
+    }
+  }
+  Append(Slice(reinterpret_cast<const char*>(buckets.data()),
+               num_buckets * kBucketSize));
+  layout_.num_buckets = num_buckets;
+  layout_.region_checksum[2] = EndRegion();
+
+  layout_.stash_offset = offset_;
+  std::string stash;
+  for (uint32_t key : placement.stash) {
+    PutFixed64(&stash, EncodeStashSlot(fingerprint(key), group_offsets_[key]));
+  }
+  Append(stash);
+  layout_.num_stash = placement.stash.size();
+  layout_.region_checksum[3] = EndRegion();
+
+  auto& user = properties_.user_collected_properties;
+  const uint64_t slots = num_buckets * kSlotsPerBucket;
+  user["rocksdb.cuckoo.format_version"] = std::to_string(kFormatVersion);
+  user["rocksdb.cuckoo.num_user_keys"] = std::to_string(num_keys);
+  user["rocksdb.cuckoo.num_buckets"] = std::to_string(num_buckets);
+  user["rocksdb.cuckoo.slots_per_bucket"] = std::to_string(kSlotsPerBucket);
+  user["rocksdb.cuckoo.utilization"] =
+      ToString(static_cast<double>(num_keys - placement.stash.size()) / slots);
+  user["rocksdb.cuckoo.hash_table_ratio"] = ToString(options_.hash_table_ratio);
+  user["rocksdb.cuckoo.identity_as_first_hash"] =
+      options_.identity_as_first_hash ? "true" : "false";
+  user["rocksdb.cuckoo.keys_in_second_bucket"] =
+      std::to_string(placement.in_second_bucket);
+  user["rocksdb.cuckoo.stash_size"] = std::to_string(placement.stash.size());
+  user["rocksdb.cuckoo.checksum"] = ChecksumName(options_.checksum);
+}
+
+void CuckooHashTableBuilder::WriteMetaBlocks() {
+  layout_.meta_offset = offset_;
+  properties_.data_size = layout_.data_size;
+  properties_.index_size = layout_.meta_offset - layout_.data_size;
+
+  PropertyBlockBuilder property_block;
+  property_block.AddTableProperty(properties_);
+  property_block.Add(properties_.user_collected_properties);
+  NotifyCollectTableCollectorsOnFinish(collectors_, ioptions_.logger,
+                                       &property_block);
+  const BlockHandle properties_handle(offset_, 0);
+  Append(property_block.Finish());
+  MetaIndexBuilder metaindex;
+  metaindex.Add(kPropertiesBlockName,
+                BlockHandle(properties_handle.offset(),
+                            offset_ - properties_handle.offset()));
+  const uint64_t metaindex_offset = offset_;
+  Append(metaindex.Finish());
+  metaindex_handle_ = BlockHandle(metaindex_offset, offset_ - metaindex_offset);
+  layout_.meta_size = offset_ - layout_.meta_offset;
+  layout_.region_checksum[4] = EndRegion();
+}
+
+Status CuckooHashTableBuilder::Finish() {
+  if (closed_)
+    return Status::InvalidArgument("CuckooHashTable: builder closed");
+  closed_ = true;
+  if (!status_.ok()) return status_;
+
+  layout_.num_entries = entry_offsets_.size();
+  layout_.num_user_keys = group_offsets_.size();
+  WriteOrderIndex();
+  if (status_.ok()) WriteHashIndex();
+  if (status_.ok()) WriteMetaBlocks();
+  if (!status_.ok()) return status_;
+
+  std::string tail;
+  layout_.EncodeTo(&tail);
+  FooterBuilder footer;
+  footer.Build(kCuckooHashTableMagicNumber, /*format_version=*/1,
+               offset_ + tail.size(), kNoChecksum, metaindex_handle_);
+  tail.append(footer.GetSlice().data(), footer.GetSlice().size());
+  Append(tail);
+  return status_;
+}
+
+std::string CuckooHashTableBuilder::GetFileChecksum() const {
+  return file_ != nullptr ? file_->GetFileChecksum() : kUnknownFileChecksum;
+}
+
+const char* CuckooHashTableBuilder::GetFileChecksumFuncName() const {
+  return file_ != nullptr ? file_->GetFileChecksumFuncName()
+                          : kUnknownFileChecksumFuncName;
+}
+
+}  // namespace rocksdb_cuckoo

@@ -1,0 +1,73 @@
+// Writes a CuckooHashTable file (format: cuckoo_hash_table_format.h) from the
+// sorted entries of a flush or compaction. Entries stream to the file as they
+// arrive; the builder keeps only 16-24 bytes per user key and 8 per entry for
+// the hash index and order index, written by Finish().
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "db/table_properties_collector.h"
+#include "table/cuckoo_hash_table.h"
+#include "table/cuckoo_hash_table_format.h"
+#include "table/format.h"
+#include "table/table_builder.h"
+#include "util/checksum.h"
+
+namespace rocksdb_cuckoo {
+
+class CuckooHashTableBuilder : public ROCKSDB_NAMESPACE::TableBuilder {
+ public:
+  CuckooHashTableBuilder(
+      const ROCKSDB_NAMESPACE::TableBuilderOptions& builder_options,
+      const CuckooHashTableOptions& options,
+      ROCKSDB_NAMESPACE::WritableFileWriter* file);
+
+  void Add(const ROCKSDB_NAMESPACE::Slice& key,
+           const ROCKSDB_NAMESPACE::Slice& value) override;
+  ROCKSDB_NAMESPACE::Status status() const override { return status_; }
+  ROCKSDB_NAMESPACE::IOStatus io_status() const override { return io_status_; }
+  ROCKSDB_NAMESPACE::Status Finish() override;
+  void Abandon() override { closed_ = true; }
+  uint64_t NumEntries() const override { return properties_.num_entries; }
+  uint64_t FileSize() const override { return offset_; }
+  uint64_t EstimatedFileSize() const override;
+  ROCKSDB_NAMESPACE::TableProperties GetTableProperties() const override {
+    return properties_;
+  }
+  std::string GetFileChecksum() const override;
+  const char* GetFileChecksumFuncName() const override;
+
+ private:
+  // Appends to the file and to the running checksum of the current region.
+  void Append(const ROCKSDB_NAMESPACE::Slice& bytes);
+  // Finishes the current region: returns its checksum and starts the next.
+  uint64_t EndRegion();
+  void WriteOrderIndex();
+  void WriteHashIndex();
+  void WriteMetaBlocks();
+
+  const ROCKSDB_NAMESPACE::ImmutableOptions& ioptions_;
+  const CuckooHashTableOptions options_;
+  ROCKSDB_NAMESPACE::WritableFileWriter* const file_;
+  std::vector<std::unique_ptr<ROCKSDB_NAMESPACE::IntTblPropCollector>>
+      collectors_;
+  ROCKSDB_NAMESPACE::TableProperties properties_;
+  ROCKSDB_NAMESPACE::Status status_;
+  ROCKSDB_NAMESPACE::IOStatus io_status_;
+  bool closed_ = false;
+
+  uint64_t offset_ = 0;
+  std::unique_ptr<ChecksumStream> region_checksum_;
+  std::string scratch_;
+  std::string last_user_key_;
+  std::vector<uint64_t> entry_offsets_;  // every entry, in order
+  std::vector<uint64_t> group_offsets_;  // first entry of each user key
+  std::vector<uint64_t> key_hashes_;     // HashKey of each user key
+  std::vector<uint64_t> identity_keys_;  // only with identity_as_first_hash
+  Layout layout_;
+  ROCKSDB_NAMESPACE::BlockHandle metaindex_handle_;
+};
+
+}  // namespace rocksdb_cuckoo

@@ -1,0 +1,103 @@
+#include "table/cuckoo_hash_table_format.h"
+
+#include "util/checksum.h"
+
+namespace rocksdb_cuckoo {
+
+using ROCKSDB_NAMESPACE::DecodeFixed32;
+using ROCKSDB_NAMESPACE::DecodeFixed64;
+using ROCKSDB_NAMESPACE::PutFixed32;
+using ROCKSDB_NAMESPACE::PutFixed64;
+using ROCKSDB_NAMESPACE::PutVarint32Varint32;
+
+namespace {
+// Byte positions inside the layout block.
+constexpr size_t kChecksumsAt = 96;
+constexpr size_t kSelfChecksumAt = kLayoutSize - 8;
+}  // namespace
+
+void Layout::EncodeTo(std::string* dst) const {
+  const size_t start = dst->size();
+  PutFixed32(dst, format_version);
+  dst->push_back(static_cast<char>(checksum));
+  dst->push_back(identity_as_first_hash ? 1 : 0);
+  dst->push_back(static_cast<char>(order_width));
+  dst->push_back(0);
+  for (uint64_t v : {hash_seed, num_entries, num_user_keys, data_size,
+                     order_offset, buckets_offset, num_buckets, stash_offset,
+                     num_stash, meta_offset, meta_size}) {
+    PutFixed64(dst, v);
+  }
+  for (uint64_t v : region_checksum) PutFixed64(dst, v);
+  dst->resize(start + kSelfChecksumAt, '\0');
+  // The layout decides every bound the reader trusts, so it is always
+  // checksummed, whatever the user chose for the bulk regions.
+  PutFixed64(dst, ComputeChecksum(ROCKSDB_NAMESPACE::kXXH3, dst->data() + start,
+                                  kSelfChecksumAt));
+}
+
+Status Layout::DecodeFrom(const Slice& input, uint64_t file_size) {
+  if (input.size() != kLayoutSize) {
+    return Status::Corruption("CuckooHashTable: truncated layout block");
+  }
+  const char* p = input.data();
+  if (ComputeChecksum(ROCKSDB_NAMESPACE::kXXH3, p, kSelfChecksumAt) !=
+      DecodeFixed64(p + kSelfChecksumAt)) {
+    return Status::Corruption(
+        "CuckooHashTable: layout block checksum mismatch");
+  }
+  format_version = DecodeFixed32(p);
+  if (format_version != kFormatVersion) {
+    return Status::NotSupported("CuckooHashTable: unknown format version " +
+                                std::to_string(format_version));
+  }
+  checksum = static_cast<ROCKSDB_NAMESPACE::ChecksumType>(p[4]);
+  identity_as_first_hash = p[5] != 0;
+  order_width = static_cast<uint8_t>(p[6]);
+  uint64_t* fields[] = {&hash_seed,   &num_entries,  &num_user_keys,
+                        &data_size,   &order_offset, &buckets_offset,
+                        &num_buckets, &stash_offset, &num_stash,
+                        &meta_offset, &meta_size};
+  const char* q = p + 8;
+  for (uint64_t* field : fields) {
+    *field = DecodeFixed64(q);
+    q += 8;
+  }
+  for (uint64_t& c : region_checksum) {
+    c = DecodeFixed64(p + kChecksumsAt + 8 * (&c - region_checksum));
+  }
+
+  if (!IsSupportedChecksum(checksum) ||
+      (order_width != 4 && order_width != 8) || p[5] > 1) {
+    return Status::Corruption("CuckooHashTable: bad layout parameters");
+  }
+  // Every count is bounded by the file size before it is multiplied, so the
+  // region arithmetic below cannot overflow.
+  const bool counts_fit =
+      num_entries <= file_size && num_buckets <= file_size / kBucketSize &&
+      num_stash <= file_size / 8 && num_user_keys <= num_entries;
+  if (!counts_fit || data_size > kMaxEntryOffset ||
+      (num_user_keys > 0 && num_buckets == 0)) {
+    return Status::Corruption("CuckooHashTable: bad layout counts");
+  }
+  const uint64_t order_end = order_offset + order_size();
+  const bool regions_in_order =
+      order_offset == data_size && order_end <= buckets_offset &&
+      buckets_offset - order_end < kBucketSize &&
+      buckets_offset % kBucketSize == 0 &&
+      stash_offset == buckets_offset + buckets_size() &&
+      meta_offset == stash_offset + stash_size() && meta_size <= file_size &&
+      meta_offset + meta_size + kLayoutSize + kRocksDBFooterSize == file_size &&
+      (order_width == 8 || data_size <= UINT32_MAX);
+  if (!regions_in_order) {
+    return Status::Corruption("CuckooHashTable: layout regions out of bounds");
+  }
+  return Status::OK();
+}
+
+void EncodeEntryHeader(uint32_t internal_key_size, uint32_t value_size,
+                       std::string* dst) {
+  PutVarint32Varint32(dst, internal_key_size, value_size);
+}
+
+}  // namespace rocksdb_cuckoo

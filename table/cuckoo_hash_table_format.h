@@ -1,0 +1,206 @@
+// The CuckooHashTable file format: its one home.
+//
+//   offset 0
+//   +------------------------------------------------------------------+
+//   | data region     entries in internal-key order (as the builder    |
+//   |                 received them); several versions of one user key |
+//   |                 are adjacent, newest first.                       |
+//   |   entry := varint32 internal_key_size | varint32 value_size |    |
+//   |            internal_key | value                                   |
+//   +------------------------------------------------------------------+
+//   | order index     num_entries little-endian offsets of the entries |
+//   |                 (4 bytes each, 8 if the data region >= 4 GiB):   |
+//   |                 binary search for Seek, stepping back for Prev.  |
+//   +------------------------------------------------------------------+
+//   | (zero padding to a 64-byte boundary)                             |
+//   | bucket array    num_buckets x Bucket (64 bytes = one cache line): |
+//   |                 8 slots, each a 16-bit fingerprint and a 48-bit  |
+//   |                 offset of the first entry of one user key.       |
+//   +------------------------------------------------------------------+
+//   | stash           num_stash x 8-byte slots (fingerprint | offset)  |
+//   |                 for keys no bucket could take; usually empty.    |
+//   +------------------------------------------------------------------+
+//   | properties      RocksDB property block (TableProperties)         |
+//   | metaindex       RocksDB metaindex block naming the properties    |
+//   +------------------------------------------------------------------+
+//   | layout          kLayoutSize bytes: where every region is, hash   |
+//   |                 parameters, and a checksum of every region and   |
+//   |                 of the layout itself                              |
+//   | footer          RocksDB footer, format_version 1 (53 bytes), with |
+//   |                 kCuckooHashTableMagicNumber, so RocksDB's own    |
+//   |                 property readers (ReadTableProperties) work      |
+//   +------------------------------------------------------------------+
+//
+// Lookup of user key K: h = HashKey(K); fingerprint and two candidate
+// buckets come from h (the first from IdentityKey(K) when identity hashing is
+// on). Slots in a bucket are filled front to back, and the builder keeps
+// this invariant: a key sits in its second bucket (or the stash) only if its
+// first bucket is full. So a miss reads one cache line whenever the first
+// bucket has a free slot, and at most two otherwise (plus the stash, which
+// is empty in practice).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "rocksdb/slice.h"
+#include "rocksdb/status.h"
+#include "rocksdb/table.h"
+#include "util/coding.h"
+#include "util/hash.h"
+
+namespace rocksdb_cuckoo {
+
+using ROCKSDB_NAMESPACE::Slice;
+using ROCKSDB_NAMESPACE::Status;
+
+// "cuckoohs" in ASCII, little-endian: distinct from every RocksDB magic
+// number (block-based 0x88e241b785f4cff7, plain 0x8242229663bf9564, cuckoo
+// 0x926789d0c5f17873), so no other reader mistakes our files for its own.
+constexpr uint64_t kCuckooHashTableMagicNumber = 0x73686f6f6b637563ULL;
+
+// Bumped on any incompatible change of the layout below.
+constexpr uint32_t kFormatVersion = 1;
+
+constexpr uint32_t kSlotsPerBucket = 8;
+constexpr uint32_t kBucketSize = 64;  // one cache line
+constexpr uint64_t kMaxEntryOffset = (uint64_t{1} << 48) - 1;
+constexpr uint32_t kLayoutSize = 160;
+// RocksDB's footer for format_version >= 1: checksum type (1), two padded
+// block handles (40), format version (4), magic number (8).
+constexpr uint32_t kRocksDBFooterSize = 53;
+
+// One cache line of the bucket array. fingerprint 0 marks an empty slot.
+struct Bucket {
+  uint16_t fingerprint[kSlotsPerBucket];
+  uint8_t offset[kSlotsPerBucket][6];  // little-endian 48-bit entry offsets
+
+  uint64_t OffsetAt(uint32_t slot) const {
+    uint32_t low;
+    uint16_t high;
+    memcpy(&low, offset[slot], 4);
+    memcpy(&high, offset[slot] + 4, 2);
+    return (uint64_t{high} << 32) | low;
+  }
+  void Set(uint32_t slot, uint16_t fp, uint64_t entry_offset) {
+    fingerprint[slot] = fp;
+    const uint32_t low = static_cast<uint32_t>(entry_offset);
+    const uint16_t high = static_cast<uint16_t>(entry_offset >> 32);
+    memcpy(offset[slot], &low, 4);
+    memcpy(offset[slot] + 4, &high, 2);
+  }
+  bool Full() const { return fingerprint[kSlotsPerBucket - 1] != 0; }
+};
+static_assert(sizeof(Bucket) == kBucketSize, "a bucket is one cache line");
+
+// A stash slot: fingerprint in the low 16 bits, entry offset above.
+inline uint64_t EncodeStashSlot(uint16_t fp, uint64_t offset) {
+  return (offset << 16) | fp;
+}
+
+// Where a user key may live. Both bucket choices and the fingerprint derive
+// from one 64-bit hash: the first bucket from its high bits (or from the
+// identity key), the fingerprint from its low 16 bits, the second bucket
+// from a remix, so keys sharing a bucket rarely share a fingerprint.
+struct KeyHash {
+  uint64_t bucket1;
+  uint64_t bucket2;
+  uint16_t fingerprint;
+};
+
+// Maps a uniformly distributed 64-bit value onto [0, n) without division.
+inline uint64_t FastRange(uint64_t x, uint64_t n) {
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(x) * n) >> 64);
+}
+
+// Locates a key from its general hash and, with identity hashing on, its
+// identity key (builders keep both and learn num_buckets only at the end).
+inline KeyHash LocateKey(uint64_t hash, uint64_t identity_key, bool identity,
+                         uint64_t num_buckets) {
+  KeyHash kh;
+  kh.fingerprint =
+      static_cast<uint16_t>(hash) | (static_cast<uint16_t>(hash) == 0);
+  kh.bucket1 =
+      identity ? identity_key % num_buckets : FastRange(hash, num_buckets);
+  kh.bucket2 =
+      FastRange((hash >> 23 | hash << 41) * hash_internal::kMulC, num_buckets);
+  if (kh.bucket2 == kh.bucket1 && num_buckets > 1) {
+    kh.bucket2 = kh.bucket1 + 1 == num_buckets ? 0 : kh.bucket1 + 1;
+  }
+  return kh;
+}
+
+inline KeyHash HashUserKey(const Slice& user_key, bool identity,
+                           uint64_t num_buckets, uint64_t seed) {
+  return LocateKey(HashKey(user_key.data(), user_key.size(), seed),
+                   identity ? IdentityKey(user_key.data(), user_key.size()) : 0,
+                   identity, num_buckets);
+}
+
+// The regions of a file and what the reader needs to interpret them.
+struct Layout {
+  uint32_t format_version = kFormatVersion;
+  ROCKSDB_NAMESPACE::ChecksumType checksum = ROCKSDB_NAMESPACE::kXXH3;
+  bool identity_as_first_hash = false;
+  uint8_t order_width = 4;  // bytes per order-index entry: 4 or 8
+  uint64_t hash_seed = 0;
+  uint64_t num_entries = 0;
+  uint64_t num_user_keys = 0;
+  uint64_t data_size = 0;  // the data region is [0, data_size)
+  uint64_t order_offset = 0;
+  uint64_t buckets_offset = 0;
+  uint64_t num_buckets = 0;
+  uint64_t stash_offset = 0;
+  uint64_t num_stash = 0;
+  uint64_t meta_offset = 0;  // properties + metaindex blocks
+  uint64_t meta_size = 0;
+  // Checksums of: data, order index, buckets, stash, meta blocks.
+  uint64_t region_checksum[5] = {0, 0, 0, 0, 0};
+
+  uint64_t order_size() const { return num_entries * order_width; }
+  uint64_t buckets_size() const { return num_buckets * kBucketSize; }
+  uint64_t stash_size() const { return num_stash * 8; }
+
+  // Appends exactly kLayoutSize bytes, the last 8 a checksum of the rest.
+  void EncodeTo(std::string* dst) const;
+  // Decodes and checks the layout's own checksum and that every region lies
+  // inside a file of `file_size` bytes in the order pictured above.
+  Status DecodeFrom(const Slice& input, uint64_t file_size);
+};
+
+// One entry of the data region, parsed in place.
+struct EntryView {
+  Slice internal_key;
+  Slice value;
+  uint64_t next_offset;  // where the following entry starts
+};
+
+// Appends the entry header (both varints) to dst.
+void EncodeEntryHeader(uint32_t internal_key_size, uint32_t value_size,
+                       std::string* dst);
+
+// Parses the entry at `offset` of a data region of `data_size` bytes.
+// Returns false (never reads out of bounds) if it is malformed. Inline: it
+// is on every lookup.
+inline bool ParseEntry(const char* data, uint64_t data_size, uint64_t offset,
+                       EntryView* entry) {
+  if (offset >= data_size) return false;
+  const char* p = data + offset;
+  const char* const limit = data + data_size;
+  uint32_t key_size;
+  uint32_t value_size;
+  p = ROCKSDB_NAMESPACE::GetVarint32Ptr(p, limit, &key_size);
+  if (p == nullptr) return false;
+  p = ROCKSDB_NAMESPACE::GetVarint32Ptr(p, limit, &value_size);
+  if (p == nullptr || key_size < 8 ||
+      static_cast<uint64_t>(limit - p) < uint64_t{key_size} + value_size) {
+    return false;
+  }
+  entry->internal_key = Slice(p, key_size);
+  entry->value = Slice(p + key_size, value_size);
+  entry->next_offset = static_cast<uint64_t>(p - data) + key_size + value_size;
+  return true;
+}
+
+}  // namespace rocksdb_cuckoo

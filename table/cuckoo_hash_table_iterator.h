@@ -1,0 +1,44 @@
+// Iterates a CuckooHashTable file in internal-key order through its order
+// index: Seek and SeekForPrev are binary searches, Next and Prev step one
+// position. Nothing is sorted at open, and keys and values point into the
+// file's memory, which lives as long as the reader (so they are pinned).
+#pragma once
+
+#include "table/cuckoo_hash_table_reader.h"
+#include "table/internal_iterator.h"
+
+namespace rocksdb_cuckoo {
+
+class CuckooHashTableIterator : public ROCKSDB_NAMESPACE::InternalIterator {
+ public:
+  explicit CuckooHashTableIterator(const CuckooHashTableReader* reader)
+      : reader_(reader) {}
+
+  bool Valid() const override { return valid_; }
+  void SeekToFirst() override { MoveTo(0); }
+  void SeekToLast() override { MoveTo(reader_->num_entries() - 1); }
+  void Seek(const Slice& target) override {
+    MoveTo(reader_->LowerBound(target));
+  }
+  void SeekForPrev(const Slice& target) override;
+  void Next() override { MoveTo(index_ + 1); }
+  void Prev() override { MoveTo(index_ - 1); }
+  Slice key() const override { return entry_.internal_key; }
+  Slice value() const override { return entry_.value; }
+  ROCKSDB_NAMESPACE::Status status() const override { return status_; }
+  bool IsKeyPinned() const override { return true; }
+  bool IsValuePinned() const override { return true; }
+
+ private:
+  // Positions at `index`; an index outside the table (including the
+  // wrapped-around -1) makes the iterator invalid.
+  void MoveTo(uint64_t index);
+
+  const CuckooHashTableReader* const reader_;
+  uint64_t index_ = 0;
+  bool valid_ = false;
+  EntryView entry_{};
+  ROCKSDB_NAMESPACE::Status status_;
+};
+
+}  // namespace rocksdb_cuckoo

@@ -1,0 +1,333 @@
+#include "table/cuckoo_hash_table_reader.h"
+
+#include <emmintrin.h>
+
+#include <algorithm>
+
+#include "file/random_access_file_reader.h"
+#include "memory/arena.h"
+#include "table/cuckoo_hash_table_factory.h"
+#include "table/cuckoo_hash_table_iterator.h"
+#include "table/get_context.h"
+#include "table/meta_blocks.h"
+#include "table/multiget_context.h"
+#include "table/table_builder.h"
+#include "util/checksum.h"
+
+namespace rocksdb_cuckoo {
+
+using namespace ROCKSDB_NAMESPACE;
+
+namespace {
+
+// Types a flush or compaction writes as point entries; anything else in a
+// file means it is damaged (and GetContext asserts on unknown types).
+bool IsStoredType(ValueType type) {
+  switch (type) {
+    case kTypeValue:
+    case kTypeDeletion:
+    case kTypeSingleDeletion:
+    case kTypeMerge:
+    case kTypeBlobIndex:
+    case kTypeWideColumnEntity:
+    case kTypeDeletionWithTimestamp:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+Status CuckooHashTableReader::Open(
+    const TableReaderOptions& options,
+    std::unique_ptr<RandomAccessFileReader>&& file, uint64_t file_size,
+    std::unique_ptr<TableReader>* reader) {
+  Status s = CheckComparator(options.ioptions.user_comparator);
+  if (!s.ok()) return s;
+  if (file_size < kLayoutSize + kRocksDBFooterSize) {
+    return Status::Corruption("CuckooHashTable: file too short (" +
+                              std::to_string(file_size) + " bytes)");
+  }
+  PinnedFileMemory* memory = nullptr;
+  s = PinnedFileMemory::Open(std::move(file), file_size,
+                             options.ioptions.allow_mmap_reads, &memory);
+  if (!s.ok()) return s;
+  // From here the reader (or this guard, on error) owns `memory`.
+  std::unique_ptr<PinnedFileMemory, void (*)(PinnedFileMemory*)> guard(
+      memory, [](PinnedFileMemory* m) { m->Close(); });
+
+  const char* base = memory->data();
+  if (DecodeFixed64(base + file_size - 8) != kCuckooHashTableMagicNumber) {
+    return Status::Corruption(
+        "CuckooHashTable: bad magic number (not a CuckooHashTable file)");
+  }
+  Layout layout;
+  s = layout.DecodeFrom(
+      Slice(base + file_size - kRocksDBFooterSize - kLayoutSize, kLayoutSize),
+      file_size);
+  if (!s.ok()) return s;
+
+  std::unique_ptr<CuckooHashTableReader> r(
+      new CuckooHashTableReader(options, guard.release(), layout));
+  s = r->VerifyRegions();
+  if (!s.ok()) return s;
+  std::unique_ptr<TableProperties> properties;
+  s = ReadTableProperties(memory->file(), file_size,
+                          kCuckooHashTableMagicNumber, options.ioptions,
+                          &properties);
+  if (!s.ok()) return s;
+  r->properties_ = std::move(properties);
+  *reader = std::move(r);
+  return Status::OK();
+}
+
+CuckooHashTableReader::CuckooHashTableReader(const TableReaderOptions& options,
+                                             PinnedFileMemory* memory,
+                                             const Layout& layout)
+    : icomp_(options.internal_comparator),
+      memory_(memory),
+      layout_(layout),
+      data_(memory->data()),
+      buckets_(reinterpret_cast<const Bucket*>(memory->data() +
+                                               layout.buckets_offset)) {}
+
+CuckooHashTableReader::~CuckooHashTableReader() { memory_->Close(); }
+
+Status CuckooHashTableReader::VerifyRegions() const {
+  const struct {
+    uint64_t offset;
+    uint64_t size;
+    const char* name;
+  } regions[] = {
+      {0, layout_.data_size, "data"},
+      {layout_.order_offset, layout_.order_size(), "order index"},
+      {layout_.buckets_offset, layout_.buckets_size(), "bucket array"},
+      {layout_.stash_offset, layout_.stash_size(), "stash"},
+      {layout_.meta_offset, layout_.meta_size, "properties"},
+  };
+  for (size_t i = 0; i < 5; i++) {
+    const uint64_t actual = ComputeChecksum(
+        layout_.checksum, data_ + regions[i].offset, regions[i].size);
+    if (actual != layout_.region_checksum[i]) {
+      return Status::Corruption(std::string("CuckooHashTable: checksum "
+                                            "mismatch in ") +
+                                regions[i].name + " region");
+    }
+  }
+  return Status::OK();
+}
+
+Status CuckooHashTableReader::VerifyChecksum(const ReadOptions& /*options*/,
+                                             TableReaderCaller /*caller*/) {
+  return VerifyRegions();
+}
+
+bool CuckooHashTableReader::KeyAt(uint64_t offset,
+                                  const Slice& user_key) const {
+  EntryView entry;
+  return ParseEntry(data_, layout_.data_size, offset, &entry) &&
+         entry.internal_key.size() - 8 == user_key.size() &&
+         memcmp(entry.internal_key.data(), user_key.data(), user_key.size()) ==
+             0;
+}
+
+bool CuckooHashTableReader::MatchInBucket(const Bucket& bucket,
+                                          uint16_t fingerprint,
+                                          const Slice& user_key,
+                                          uint64_t* offset) const {
+  // Compare all eight fingerprints at once; each match sets two mask bits.
+  const __m128i fps =
+      _mm_loadu_si128(reinterpret_cast<const __m128i*>(bucket.fingerprint));
+  uint32_t mask = static_cast<uint32_t>(_mm_movemask_epi8(
+      _mm_cmpeq_epi16(fps, _mm_set1_epi16(static_cast<short>(fingerprint)))));
+  while (mask != 0) {
+    const uint32_t slot = static_cast<uint32_t>(__builtin_ctz(mask)) / 2;
+    mask &= ~(3u << (2 * slot));
+    const uint64_t candidate = bucket.OffsetAt(slot);
+    if (KeyAt(candidate, user_key)) {
+      *offset = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool CuckooHashTableReader::FindUserKey(const Slice& user_key,
+                                        const KeyHash& kh,
+                                        uint64_t* offset) const {
+  const Bucket& first = buckets_[kh.bucket1];
+  if (MatchInBucket(first, kh.fingerprint, user_key, offset)) return true;
+  if (!first.Full()) return false;  // see the invariant in the format header
+  const Bucket& second = buckets_[kh.bucket2];
+  if (MatchInBucket(second, kh.fingerprint, user_key, offset)) return true;
+  if (!second.Full()) return false;
+  const char* stash = data_ + layout_.stash_offset;
+  for (uint64_t i = 0; i < layout_.num_stash; i++) {
+    const uint64_t slot = DecodeFixed64(stash + 8 * i);
+    if (static_cast<uint16_t>(slot) == kh.fingerprint &&
+        KeyAt(slot >> 16, user_key)) {
+      *offset = slot >> 16;
+      return true;
+    }
+  }
+  return false;
+}
+
+Status CuckooHashTableReader::SaveVersions(uint64_t offset,
+                                           const Slice& user_key,
+                                           SequenceNumber sequence,
+                                           GetContext* get_context) const {
+  // Carries one pin on the file's memory into the caller's PinnableSlice
+  // (GetContext moves it there), so the value needs no copy.
+  Cleanable pinner;
+  EntryView entry;
+  while (offset < layout_.data_size) {
+    if (!ParseEntry(data_, layout_.data_size, offset, &entry)) {
+      return Status::Corruption("CuckooHashTable: malformed entry");
+    }
+    const Slice& ikey = entry.internal_key;
+    const Slice entry_user_key(ikey.data(), ikey.size() - 8);
+    if (entry_user_key != user_key) break;
+    uint64_t packed = DecodeFixed64(ikey.data() + ikey.size() - 8);
+    const ValueType type = static_cast<ValueType>(packed & 0xff);
+    if (!IsStoredType(type)) {
+      return Status::Corruption("CuckooHashTable: unknown value type");
+    }
+    if ((packed >> 8) <= sequence) {
+      if (!pinner.HasCleanups()) memory_->PinTo(&pinner);
+      bool matched;
+      if (!get_context->SaveValue(
+              ParsedInternalKey(entry_user_key, packed >> 8, type), entry.value,
+              &matched, &pinner)) {
+        break;
+      }
+    }
+    offset = entry.next_offset;
+  }
+  return Status::OK();
+}
+
+Status CuckooHashTableReader::Get(const ReadOptions& /*read_options*/,
+                                  const Slice& key, GetContext* get_context,
+                                  const SliceTransform* /*prefix_extractor*/,
+                                  bool /*skip_filters*/) {
+  if (layout_.num_user_keys == 0) return Status::OK();
+  const Slice user_key = ExtractUserKey(key);
+  uint64_t offset;
+  if (!FindUserKey(user_key, Hash(user_key), &offset)) return Status::OK();
+  return SaveVersions(offset, user_key, GetInternalKeySeqno(key), get_context);
+}
+
+void CuckooHashTableReader::MultiGet(const ReadOptions& /*read_options*/,
+                                     const MultiGetContext::Range* range,
+                                     const SliceTransform* /*prefix_extractor*/,
+                                     bool /*skip_filters*/) {
+  if (layout_.num_user_keys == 0) return;
+  KeyHash hashes[MultiGetContext::MAX_BATCH_SIZE];
+  uint64_t offsets[MultiGetContext::MAX_BATCH_SIZE];
+  bool found[MultiGetContext::MAX_BATCH_SIZE];
+  // Pass 1: hash every key and start loading its first bucket.
+  size_t i = 0;
+  for (auto it = range->begin(); it != range->end(); ++it, ++i) {
+    hashes[i] = Hash(ExtractUserKey(it->ikey));
+    __builtin_prefetch(&buckets_[hashes[i].bucket1]);
+  }
+  // Pass 2: probe (buckets are arriving) and start loading the entries.
+  i = 0;
+  for (auto it = range->begin(); it != range->end(); ++it, ++i) {
+    found[i] = FindUserKey(ExtractUserKey(it->ikey), hashes[i], &offsets[i]);
+    if (found[i]) __builtin_prefetch(data_ + offsets[i]);
+  }
+  // Pass 3: hand the versions to each key's GetContext.
+  i = 0;
+  for (auto it = range->begin(); it != range->end(); ++it, ++i) {
+    if (found[i]) {
+      *it->s = SaveVersions(offsets[i], ExtractUserKey(it->ikey),
+                            GetInternalKeySeqno(it->ikey), it->get_context);
+    }
+  }
+}
+
+bool CuckooHashTableReader::EntryAt(uint64_t index, EntryView* entry) const {
+  if (index >= layout_.num_entries) return false;
+  const char* slot = data_ + layout_.order_offset + index * layout_.order_width;
+  const uint64_t offset =
+      layout_.order_width == 4 ? DecodeFixed32(slot) : DecodeFixed64(slot);
+  return ParseEntry(data_, layout_.data_size, offset, entry);
+}
+
+uint64_t CuckooHashTableReader::LowerBound(const Slice& target) const {
+  uint64_t low = 0;
+  uint64_t high = layout_.num_entries;
+  EntryView entry;
+  while (low < high) {
+    const uint64_t mid = low + (high - low) / 2;
+    // A malformed entry compares as greater: the search stays in bounds
+    // and the iterator reports the corruption when it reads the entry.
+    if (EntryAt(mid, &entry) &&
+        icomp_.Compare(entry.internal_key, target) < 0) {
+      low = mid + 1;
+    } else {
+      high = mid;
+    }
+  }
+  return low;
+}
+
+InternalIterator* CuckooHashTableReader::NewIterator(
+    const ReadOptions& /*read_options*/,
+    const SliceTransform* /*prefix_extractor*/, Arena* arena,
+    bool /*skip_filters*/, TableReaderCaller /*caller*/,
+    size_t /*compaction_readahead_size*/, bool /*allow_unprepared_value*/) {
+  if (arena == nullptr) return new CuckooHashTableIterator(this);
+  void* mem = arena->AllocateAligned(sizeof(CuckooHashTableIterator));
+  return new (mem) CuckooHashTableIterator(this);
+}
+
+uint64_t CuckooHashTableReader::ApproximateOffsetOf(
+    const Slice& key, TableReaderCaller /*caller*/) {
+  // Entry offsets scaled to the whole file, so the last key is near the end.
+  const uint64_t index = LowerBound(key);
+  EntryView entry;
+  uint64_t data_offset = layout_.data_size;
+  if (index < layout_.num_entries && EntryAt(index, &entry)) {
+    data_offset = static_cast<uint64_t>(entry.internal_key.data() - data_);
+  }
+  if (layout_.data_size == 0) return 0;
+  return static_cast<uint64_t>(static_cast<double>(data_offset) /
+                               layout_.data_size * memory_->size());
+}
+
+uint64_t CuckooHashTableReader::ApproximateSize(const Slice& start,
+                                                const Slice& end,
+                                                TableReaderCaller caller) {
+  const uint64_t begin = ApproximateOffsetOf(start, caller);
+  const uint64_t finish = ApproximateOffsetOf(end, caller);
+  return finish > begin ? finish - begin : 0;
+}
+
+Status CuckooHashTableReader::ApproximateKeyAnchors(
+    const ReadOptions& /*read_options*/, std::vector<Anchor>& anchors) {
+  // About 128 evenly spaced user keys, each with the data bytes before it.
+  constexpr uint64_t kAnchors = 128;
+  const uint64_t n = layout_.num_entries;
+  const uint64_t count = std::min(kAnchors, n);
+  uint64_t previous = 0;
+  EntryView entry;
+  for (uint64_t k = 1; k <= count; k++) {
+    if (!EntryAt(k * n / count - 1, &entry)) {
+      return Status::Corruption("CuckooHashTable: malformed entry");
+    }
+    anchors.emplace_back(ExtractUserKey(entry.internal_key),
+                         entry.next_offset - previous);
+    previous = entry.next_offset;
+  }
+  return Status::OK();
+}
+
+size_t CuckooHashTableReader::ApproximateMemoryUsage() const {
+  return sizeof(*this) + (memory_->loaded() ? memory_->size() : 0);
+}
+
+}  // namespace rocksdb_cuckoo

@@ -1,0 +1,98 @@
+// Reads a CuckooHashTable file (format: cuckoo_hash_table_format.h).
+//
+// Open() brings the file into memory (mapped or loaded), checks the layout
+// and every region's checksum once, then serves lookups without copying or
+// allocating: Get hashes the user key, probes one or two bucket cache lines,
+// compares the key in place and hands GetContext values pinned to the file.
+#pragma once
+
+#include <memory>
+
+#include "db/dbformat.h"
+#include "table/cuckoo_hash_table_format.h"
+#include "table/pinned_file_memory.h"
+#include "table/table_reader.h"
+
+namespace rocksdb_cuckoo {
+
+class CuckooHashTableReader : public ROCKSDB_NAMESPACE::TableReader {
+ public:
+  static ROCKSDB_NAMESPACE::Status Open(
+      const ROCKSDB_NAMESPACE::TableReaderOptions& options,
+      std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader>&& file,
+      uint64_t file_size,
+      std::unique_ptr<ROCKSDB_NAMESPACE::TableReader>* reader);
+  ~CuckooHashTableReader() override;
+
+  ROCKSDB_NAMESPACE::InternalIterator* NewIterator(
+      const ROCKSDB_NAMESPACE::ReadOptions& read_options,
+      const ROCKSDB_NAMESPACE::SliceTransform* prefix_extractor,
+      ROCKSDB_NAMESPACE::Arena* arena, bool skip_filters,
+      ROCKSDB_NAMESPACE::TableReaderCaller caller,
+      size_t compaction_readahead_size, bool allow_unprepared_value) override;
+
+  ROCKSDB_NAMESPACE::Status Get(
+      const ROCKSDB_NAMESPACE::ReadOptions& read_options, const Slice& key,
+      ROCKSDB_NAMESPACE::GetContext* get_context,
+      const ROCKSDB_NAMESPACE::SliceTransform* prefix_extractor,
+      bool skip_filters) override;
+  // Hashes the whole batch and prefetches its buckets before probing, so
+  // the cache misses of different keys overlap.
+  void MultiGet(const ROCKSDB_NAMESPACE::ReadOptions& read_options,
+                const ROCKSDB_NAMESPACE::MultiGetContext::Range* range,
+                const ROCKSDB_NAMESPACE::SliceTransform* prefix_extractor,
+                bool skip_filters) override;
+
+  uint64_t ApproximateOffsetOf(
+      const Slice& key, ROCKSDB_NAMESPACE::TableReaderCaller caller) override;
+  uint64_t ApproximateSize(
+      const Slice& start, const Slice& end,
+      ROCKSDB_NAMESPACE::TableReaderCaller caller) override;
+  ROCKSDB_NAMESPACE::Status ApproximateKeyAnchors(
+      const ROCKSDB_NAMESPACE::ReadOptions& read_options,
+      std::vector<Anchor>& anchors) override;
+  void SetupForCompaction() override {}
+  std::shared_ptr<const ROCKSDB_NAMESPACE::TableProperties> GetTableProperties()
+      const override {
+    return properties_;
+  }
+  size_t ApproximateMemoryUsage() const override;
+  ROCKSDB_NAMESPACE::Status VerifyChecksum(
+      const ROCKSDB_NAMESPACE::ReadOptions& read_options,
+      ROCKSDB_NAMESPACE::TableReaderCaller caller) override;
+
+  // For the iterator: entries by their position in internal-key order.
+  uint64_t num_entries() const { return layout_.num_entries; }
+  bool EntryAt(uint64_t index, EntryView* entry) const;
+  // Position of the first entry whose internal key is >= target.
+  uint64_t LowerBound(const Slice& target) const;
+
+ private:
+  CuckooHashTableReader(const ROCKSDB_NAMESPACE::TableReaderOptions& options,
+                        PinnedFileMemory* memory, const Layout& layout);
+  ROCKSDB_NAMESPACE::Status VerifyRegions() const;
+  // Offset of the first entry of user_key's versions, or false if absent.
+  bool FindUserKey(const Slice& user_key, const KeyHash& kh,
+                   uint64_t* offset) const;
+  bool MatchInBucket(const Bucket& bucket, uint16_t fingerprint,
+                     const Slice& user_key, uint64_t* offset) const;
+  bool KeyAt(uint64_t offset, const Slice& user_key) const;
+  // Feeds user_key's versions visible at `sequence` to get_context.
+  ROCKSDB_NAMESPACE::Status SaveVersions(
+      uint64_t offset, const Slice& user_key,
+      ROCKSDB_NAMESPACE::SequenceNumber sequence,
+      ROCKSDB_NAMESPACE::GetContext* get_context) const;
+  KeyHash Hash(const Slice& user_key) const {
+    return HashUserKey(user_key, layout_.identity_as_first_hash,
+                       layout_.num_buckets, layout_.hash_seed);
+  }
+
+  const ROCKSDB_NAMESPACE::InternalKeyComparator icomp_;
+  PinnedFileMemory* const memory_;  // closed (not deleted) by the destructor
+  const Layout layout_;
+  const char* const data_;
+  const Bucket* const buckets_;
+  std::shared_ptr<const ROCKSDB_NAMESPACE::TableProperties> properties_;
+};
+
+}  // namespace rocksdb_cuckoo

@@ -1,0 +1,117 @@
+#include "table/cuckoo_placement.h"
+
+#include <utility>
+
+#include "table/cuckoo_hash_table_format.h"
+
+namespace rocksdb_cuckoo {
+namespace {
+
+class Placer {
+ public:
+  Placer(const std::vector<BucketChoice>& keys, uint32_t num_buckets)
+      : keys_(keys), counts_(num_buckets, 0) {
+    result_.slots.assign(uint64_t{num_buckets} * kSlotsPerBucket,
+                         Placement::kEmpty);
+  }
+
+  void Insert(uint32_t key, uint32_t max_search_depth) {
+    const BucketChoice& choice = keys_[key];
+    if (TryPut(key, choice.first) || TryPut(key, choice.second)) return;
+    uint32_t homeless = key;
+    uint32_t bucket = (NextRandom() & 1) ? choice.first : choice.second;
+    for (uint32_t depth = 0; depth < max_search_depth; depth++) {
+      uint32_t& slot =
+          result_.slots[SlotIndex(bucket, NextRandom() % kSlotsPerBucket)];
+      std::swap(homeless, slot);
+      bucket = Other(homeless, bucket);
+      if (TryPut(homeless, bucket)) return;
+    }
+    result_.stash.push_back(homeless);
+  }
+
+  // Moves keys into their first bucket (and stash keys into any bucket)
+  // while there is room, until nothing moves. Each move makes strict
+  // progress, so this ends.
+  void Normalize() {
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (uint32_t b = 0; b < counts_.size(); b++) {
+        for (uint32_t s = 0; s < counts_[b]; s++) {
+          const uint32_t key = result_.slots[SlotIndex(b, s)];
+          const uint32_t first = keys_[key].first;
+          if (first != b && counts_[first] < kSlotsPerBucket) {
+            Remove(b, s--);
+            TryPut(key, first);
+            moved = true;
+          }
+        }
+      }
+      std::vector<uint32_t> still_homeless;
+      for (uint32_t key : result_.stash) {
+        if (TryPut(key, keys_[key].first) || TryPut(key, keys_[key].second)) {
+          moved = true;
+        } else {
+          still_homeless.push_back(key);
+        }
+      }
+      result_.stash.swap(still_homeless);
+    }
+  }
+
+  Placement Finish() {
+    for (uint32_t b = 0; b < counts_.size(); b++) {
+      for (uint32_t s = 0; s < counts_[b]; s++) {
+        const BucketChoice& choice = keys_[result_.slots[SlotIndex(b, s)]];
+        result_.in_second_bucket += (b != choice.first);
+      }
+    }
+    return std::move(result_);
+  }
+
+ private:
+  static uint64_t SlotIndex(uint32_t bucket, uint32_t slot) {
+    return uint64_t{bucket} * kSlotsPerBucket + slot;
+  }
+  uint32_t Other(uint32_t key, uint32_t bucket) const {
+    return keys_[key].first == bucket ? keys_[key].second : keys_[key].first;
+  }
+  bool TryPut(uint32_t key, uint32_t bucket) {
+    if (counts_[bucket] == kSlotsPerBucket) return false;
+    result_.slots[SlotIndex(bucket, counts_[bucket]++)] = key;
+    return true;
+  }
+  // Keeps slots filled from the front: the last key fills the hole.
+  void Remove(uint32_t bucket, uint32_t slot) {
+    const uint32_t last = --counts_[bucket];
+    result_.slots[SlotIndex(bucket, slot)] =
+        result_.slots[SlotIndex(bucket, last)];
+    result_.slots[SlotIndex(bucket, last)] = Placement::kEmpty;
+  }
+  // xorshift64: deterministic, so a file's layout depends only on its keys.
+  uint64_t NextRandom() {
+    rng_ ^= rng_ << 13;
+    rng_ ^= rng_ >> 7;
+    rng_ ^= rng_ << 17;
+    return rng_;
+  }
+
+  const std::vector<BucketChoice>& keys_;
+  std::vector<uint8_t> counts_;
+  Placement result_;
+  uint64_t rng_ = 0x2545f4914f6cdd1dULL;
+};
+
+}  // namespace
+
+Placement PlaceKeys(const std::vector<BucketChoice>& keys, uint32_t num_buckets,
+                    uint32_t max_search_depth) {
+  Placer placer(keys, num_buckets);
+  for (uint32_t key = 0; key < keys.size(); key++) {
+    placer.Insert(key, max_search_depth);
+  }
+  placer.Normalize();
+  return placer.Finish();
+}
+
+}  // namespace rocksdb_cuckoo

@@ -1,0 +1,93 @@
+#include "table/pinned_file_memory.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "file/random_access_file_reader.h"
+
+namespace rocksdb_cuckoo {
+
+using ROCKSDB_NAMESPACE::Cleanable;
+using ROCKSDB_NAMESPACE::IOStatus;
+using ROCKSDB_NAMESPACE::RandomAccessFileReader;
+using ROCKSDB_NAMESPACE::Slice;
+using ROCKSDB_NAMESPACE::Status;
+
+namespace {
+// Threads take stripes round-robin on first use, so up to kStripes threads
+// pin without sharing a cache line.
+int ThreadStripe(int stripes) {
+  static std::atomic<int> next{0};
+  thread_local int stripe = next.fetch_add(1, std::memory_order_relaxed);
+  return stripe % stripes;
+}
+}  // namespace
+
+Status PinnedFileMemory::Open(std::unique_ptr<RandomAccessFileReader>&& file,
+                              uint64_t file_size, bool mmap,
+                              PinnedFileMemory** memory) {
+  std::unique_ptr<PinnedFileMemory, void (*)(PinnedFileMemory*)> m(
+      new PinnedFileMemory(), [](PinnedFileMemory* p) { delete p; });
+  m->size_ = file_size;
+  if (!mmap) {
+    // Aligned so that bucket cache lines in the file are cache lines here.
+    const size_t rounded = (file_size + 63) / 64 * 64;
+    m->buffer_ =
+        static_cast<char*>(aligned_alloc(64, rounded == 0 ? 64 : rounded));
+    if (m->buffer_ == nullptr) {
+      return Status::MemoryLimit("CuckooHashTable: cannot allocate " +
+                                 std::to_string(file_size) + " bytes");
+    }
+  }
+  Slice contents;
+  IOStatus s =
+      file->Read(ROCKSDB_NAMESPACE::IOOptions(), 0, file_size, &contents,
+                 m->buffer_, nullptr, ROCKSDB_NAMESPACE::Env::IO_TOTAL);
+  if (!s.ok()) return std::move(s);
+  if (contents.size() != file_size) {
+    return Status::Corruption("CuckooHashTable: file truncated: read " +
+                              std::to_string(contents.size()) + " of " +
+                              std::to_string(file_size) + " bytes");
+  }
+  if (m->buffer_ != nullptr && contents.data() != m->buffer_) {
+    memcpy(m->buffer_, contents.data(), file_size);
+  }
+  m->data_ = m->buffer_ != nullptr ? m->buffer_ : contents.data();
+  m->file_ = std::move(file);
+  *memory = m.release();
+  return Status::OK();
+}
+
+PinnedFileMemory::~PinnedFileMemory() { free(buffer_); }
+
+void PinnedFileMemory::PinTo(Cleanable* cleanable) {
+  Stripe* stripe = &stripes_[ThreadStripe(kStripes)];
+  stripe->pins.fetch_add(1, std::memory_order_relaxed);
+  cleanable->RegisterCleanup(&PinnedFileMemory::Unpin, this, stripe);
+}
+
+void PinnedFileMemory::Unpin(void* memory, void* stripe) {
+  auto* self = static_cast<PinnedFileMemory*>(memory);
+  // seq_cst pairs with Close(): either Close() sees this release, or this
+  // sees closed_ and does the final check itself.
+  static_cast<Stripe*>(stripe)->pins.fetch_sub(1, std::memory_order_seq_cst);
+  if (self->closed_.load(std::memory_order_seq_cst)) self->FreeIfUnused();
+}
+
+void PinnedFileMemory::Close() {
+  closed_.store(true, std::memory_order_seq_cst);
+  FreeIfUnused();
+}
+
+void PinnedFileMemory::FreeIfUnused() {
+  int64_t pins = 0;
+  for (const Stripe& s : stripes_)
+    pins += s.pins.load(std::memory_order_seq_cst);
+  // No new pins can start once closed, so a zero sum stays zero; the
+  // exchange picks exactly one of the racing callers to free.
+  if (pins == 0 && !freed_.exchange(true, std::memory_order_acq_rel)) {
+    delete this;
+  }
+}
+
+}  // namespace rocksdb_cuckoo
