@@ -85,6 +85,18 @@ Status CuckooHashTableFactory::PrepareOptions(
   return s.ok() ? TableFactory::PrepareOptions(config_options) : s;
 }
 
+Status CuckooHashTableFactory::ConfigureOptions(
+    const ConfigOptions& config_options,
+    const std::unordered_map<std::string, std::string>& options_map,
+    std::unordered_map<std::string, std::string>* unused) {
+  Status s =
+      TableFactory::ConfigureOptions(config_options, options_map, unused);
+  if (s.IsNotFound()) {
+    return Status::InvalidArgument("CuckooHashTable", s.getState());
+  }
+  return s;
+}
+
 Status CuckooHashTableFactory::ValidateOptions(
     const DBOptions& db_options, const ColumnFamilyOptions& cf_options) const {
   Status s = CheckOptions(options_);

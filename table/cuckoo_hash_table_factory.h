@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 
 #include "rocksdb/table.h"
 #include "table/cuckoo_hash_table.h"
@@ -41,6 +42,14 @@ class CuckooHashTableFactory : public ROCKSDB_NAMESPACE::TableFactory {
   std::string GetPrintableOptions() const override;
 
   const CuckooHashTableOptions& options() const { return options_; }
+
+ protected:
+  // RocksDB reports an unknown option name as NotFound; to a user it is an
+  // invalid argument, so say that (the message still names the option).
+  ROCKSDB_NAMESPACE::Status ConfigureOptions(
+      const ROCKSDB_NAMESPACE::ConfigOptions& config_options,
+      const std::unordered_map<std::string, std::string>& options_map,
+      std::unordered_map<std::string, std::string>* unused) override;
 
  private:
   CuckooHashTableOptions options_;

@@ -1,0 +1,140 @@
+// The cuckoo placement algorithm on its own: every key placed exactly once,
+// never failing, and the first-bucket invariant the reader's misses rely on.
+#include "table/cuckoo_placement.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "table/cuckoo_hash_table_format.h"
+
+namespace rocksdb_cuckoo {
+namespace {
+
+// Checks the result against the contract in cuckoo_placement.h.
+void CheckPlacement(const std::vector<BucketChoice>& keys, uint32_t buckets,
+                    const Placement& p) {
+  std::vector<int> seen(keys.size(), 0);
+  std::vector<uint32_t> count(buckets, 0);
+  for (uint32_t b = 0; b < buckets; b++) {
+    bool hole = false;
+    for (uint32_t s = 0; s < kSlotsPerBucket; s++) {
+      const uint32_t key = p.slots[b * kSlotsPerBucket + s];
+      if (key == Placement::kEmpty) {
+        hole = true;
+        continue;
+      }
+      ASSERT_FALSE(hole) << "slots must fill from the front, bucket " << b;
+      ASSERT_TRUE(keys[key].first == b || keys[key].second == b);
+      seen[key]++;
+      count[b]++;
+    }
+  }
+  for (uint32_t key : p.stash) seen[key]++;
+  for (size_t k = 0; k < keys.size(); k++) ASSERT_EQ(seen[k], 1) << k;
+  // A key outside its first bucket implies that bucket is full.
+  for (uint32_t b = 0; b < buckets; b++) {
+    for (uint32_t s = 0; s < count[b]; s++) {
+      const uint32_t key = p.slots[b * kSlotsPerBucket + s];
+      if (keys[key].first != b) {
+        ASSERT_EQ(count[keys[key].first], kSlotsPerBucket);
+      }
+    }
+  }
+  for (uint32_t key : p.stash) {
+    ASSERT_EQ(count[keys[key].first], kSlotsPerBucket);
+    ASSERT_EQ(count[keys[key].second], kSlotsPerBucket);
+  }
+}
+
+std::vector<BucketChoice> RandomKeys(size_t n, uint32_t buckets,
+                                     uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<BucketChoice> keys(n);
+  for (auto& k : keys) {
+    k.first = static_cast<uint32_t>(rng() % buckets);
+    k.second = static_cast<uint32_t>(rng() % buckets);
+  }
+  return keys;
+}
+
+TEST(CuckooPlacementTest, HighLoadPlacesEverythingWithoutStash) {
+  const uint32_t buckets = 10000;
+  const auto keys =
+      RandomKeys(buckets * kSlotsPerBucket * 95 / 100, buckets, 1);
+  const Placement p = PlaceKeys(keys, buckets, 128);
+  CheckPlacement(keys, buckets, p);
+  EXPECT_TRUE(p.stash.empty()) << p.stash.size();
+  EXPECT_GT(p.in_second_bucket, 0u);
+}
+
+TEST(CuckooPlacementTest, OverfullTableStashesInsteadOfFailing) {
+  const uint32_t buckets = 100;
+  const auto keys = RandomKeys(buckets * kSlotsPerBucket + 50, buckets, 2);
+  const Placement p = PlaceKeys(keys, buckets, 16);
+  CheckPlacement(keys, buckets, p);
+  EXPECT_GE(p.stash.size(), 50u);
+}
+
+TEST(CuckooPlacementTest, IdenticalChoicesForManyKeys) {
+  // 20 keys that all want buckets 3 and 4: 16 fit, 4 go to the stash.
+  std::vector<BucketChoice> keys(20, BucketChoice{3, 4});
+  const Placement p = PlaceKeys(keys, 8, 50);
+  CheckPlacement(keys, 8, p);
+  EXPECT_EQ(p.stash.size(), 4u);
+}
+
+TEST(CuckooPlacementTest, SingleBucketTable) {
+  std::vector<BucketChoice> keys(5, BucketChoice{0, 0});
+  const Placement p = PlaceKeys(keys, 1, 10);
+  CheckPlacement(keys, 1, p);
+  EXPECT_TRUE(p.stash.empty());
+}
+
+TEST(KeyHashTest, IdentityKeyIsBigEndianPrefix) {
+  const char key[] = {0, 0, 0, 0, 0, 0, 1, 2, 'x'};
+  EXPECT_EQ(IdentityKey(key, 9), 0x0102u);
+  EXPECT_EQ(IdentityKey(key, 8), 0x0102u);
+  EXPECT_EQ(IdentityKey("\x01", 1), uint64_t{1} << 56);
+  EXPECT_EQ(IdentityKey("", 0), 0u);
+}
+
+TEST(KeyHashTest, IdentityBucketsFollowIntegerKeys) {
+  for (uint64_t i = 0; i < 1000; i++) {
+    const uint64_t be = __builtin_bswap64(i);
+    const KeyHash kh =
+        HashUserKey(Slice(reinterpret_cast<const char*>(&be), 8), true, 100, 0);
+    EXPECT_EQ(kh.bucket1, i % 100);
+    EXPECT_NE(kh.bucket2, kh.bucket1);
+    EXPECT_NE(kh.fingerprint, 0);
+  }
+}
+
+TEST(KeyHashTest, HashDependsOnEveryByteAndLength) {
+  std::string base(40, 'a');
+  for (size_t len = 0; len <= base.size(); len++) {
+    const uint64_t h = HashKey(base.data(), len);
+    EXPECT_NE(h, HashKey(base.data(), len + 1)) << len;
+    for (size_t i = 0; i < len; i++) {
+      std::string changed = base.substr(0, len);
+      changed[i] ^= 1;
+      ASSERT_NE(h, HashKey(changed.data(), len)) << len << " " << i;
+    }
+  }
+}
+
+TEST(KeyHashTest, BucketsSpreadEvenly) {
+  const uint64_t buckets = 1000;
+  std::vector<int> count(buckets, 0);
+  for (int i = 0; i < 100000; i++) {
+    const std::string key = "user" + std::to_string(i);
+    count[HashUserKey(key, false, buckets, 0).bucket1]++;
+  }
+  for (int c : count) {
+    EXPECT_GT(c, 50);  // mean 100; a fair hash stays far from these bounds
+    EXPECT_LT(c, 160);
+  }
+}
+
+}  // namespace
+}  // namespace rocksdb_cuckoo
