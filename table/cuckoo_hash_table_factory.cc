@@ -16,6 +16,8 @@ using namespace ROCKSDB_NAMESPACE;
 
 namespace {
 
+constexpr uint32_t kMaxSearchDepth = 100000;
+
 // Names follow BlockBasedTableOptions::checksum so users type what they know.
 const std::unordered_map<std::string, ChecksumType> kChecksumNames = {
     {"kNoChecksum", kNoChecksum},
@@ -23,17 +25,47 @@ const std::unordered_map<std::string, ChecksumType> kChecksumNames = {
     {"kXXH3", kXXH3},
 };
 
+// Range-checked parsers: a bad value is refused when the options string is
+// parsed (naming the option), not later at DB open.
+Status ParseRatio(const ConfigOptions&, const std::string& name,
+                  const std::string& value, void* addr) {
+  char* end = nullptr;
+  const double ratio = strtod(value.c_str(), &end);
+  if (value.empty() || *end != '\0' || !(ratio > 0.0 && ratio < 1.0)) {
+    return Status::InvalidArgument("CuckooHashTable: " + name +
+                                   " must be a number in (0, 1), got '" +
+                                   value + "'");
+  }
+  *static_cast<double*>(addr) = ratio;
+  return Status::OK();
+}
+
+Status ParseSearchDepth(const ConfigOptions&, const std::string& name,
+                        const std::string& value, void* addr) {
+  char* end = nullptr;
+  const unsigned long long depth = strtoull(value.c_str(), &end, 10);
+  if (value.empty() || value[0] == '-' || *end != '\0' || depth == 0 ||
+      depth > kMaxSearchDepth) {
+    return Status::InvalidArgument(
+        "CuckooHashTable: " + name + " must be an integer in [1, " +
+        std::to_string(kMaxSearchDepth) + "], got '" + value + "'");
+  }
+  *static_cast<uint32_t*>(addr) = static_cast<uint32_t>(depth);
+  return Status::OK();
+}
+
 const std::unordered_map<std::string, OptionTypeInfo> kOptionTypeInfo = {
     {"hash_table_ratio",
      {offsetof(CuckooHashTableOptions, hash_table_ratio), OptionType::kDouble,
-      OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+      OptionVerificationType::kNormal, OptionTypeFlags::kNone, ParseRatio}},
     {"identity_as_first_hash",
      {offsetof(CuckooHashTableOptions, identity_as_first_hash),
       OptionType::kBoolean, OptionVerificationType::kNormal,
       OptionTypeFlags::kNone}},
     {"max_search_depth",
      {offsetof(CuckooHashTableOptions, max_search_depth), OptionType::kUInt32T,
-      OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+      OptionVerificationType::kNormal, OptionTypeFlags::kNone,
+      ParseSearchDepth}},
     {"checksum",
      OptionTypeInfo::Enum<ChecksumType>(
          offsetof(CuckooHashTableOptions, checksum), &kChecksumNames)},
@@ -47,9 +79,11 @@ Status CheckOptions(const CuckooHashTableOptions& options) {
         "CuckooHashTable: hash_table_ratio must be in (0, 1), got " +
         std::to_string(options.hash_table_ratio));
   }
-  if (options.max_search_depth == 0 || options.max_search_depth > 100000) {
+  if (options.max_search_depth == 0 ||
+      options.max_search_depth > kMaxSearchDepth) {
     return Status::InvalidArgument(
-        "CuckooHashTable: max_search_depth must be in [1, 100000], got " +
+        "CuckooHashTable: max_search_depth must be in [1, " +
+        std::to_string(kMaxSearchDepth) + "], got " +
         std::to_string(options.max_search_depth));
   }
   if (!IsSupportedChecksum(options.checksum)) {

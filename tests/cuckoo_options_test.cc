@@ -74,6 +74,19 @@ TEST_F(CuckooOptionsTest, OutOfRangeValuesNameTheOption) {
   }
 }
 
+TEST_F(CuckooOptionsTest, OutOfRangeValuesFailWhenParsedInsideCFOptions) {
+  ColumnFamilyOptions cf;
+  Status s = GetColumnFamilyOptionsFromString(
+      strict_, cf, "table_factory={id=CuckooHashTable;hash_table_ratio=1.5}",
+      &cf);
+  ASSERT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("hash_table_ratio"), std::string::npos);
+  s = GetColumnFamilyOptionsFromString(
+      strict_, cf, "table_factory={id=CuckooHashTable;max_search_depth=-3}",
+      &cf);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+}
+
 TEST_F(CuckooOptionsTest, UnknownOptionsAndValuesAreRejected) {
   std::shared_ptr<TableFactory> factory;
   Status s = Create("id=CuckooHashTable;no_such_option=1", &factory);

@@ -1,0 +1,271 @@
+// TableReader-level micro-benchmarks: our CuckooHashTable against RocksDB's
+// built-in CuckooTable (and PlainTable) built from the same keys, measured in
+// one process. This isolates the table from the ~1 us a DB::Get spends
+// elsewhere, which db_bench cannot.
+//
+// Environment: CUCKOO_BENCH_KEYS (default 1000000), CUCKOO_BENCH_DIR (/tmp).
+// Counters: allocs_per_op counts heap allocations inside the timed loop
+// (a counting operator new), so "no allocation per lookup" is measured.
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <new>
+#include <random>
+
+#include "rocksdb/table.h"
+#include "table/cuckoo_hash_table.h"
+#include "table/multiget_context.h"
+#include "tests/table_harness.h"
+
+namespace {
+std::atomic<uint64_t> g_allocations{0};
+}  // namespace
+
+void* operator new(size_t size) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { free(p); }
+void operator delete(void* p, size_t) noexcept { free(p); }
+
+namespace rocksdb_cuckoo {
+namespace {
+
+using namespace ROCKSDB_NAMESPACE;
+using testing::InternalKeyOf;
+using testing::TableHarness;
+
+enum Format { kOurs, kOursIdentity, kBuiltinCuckoo, kBuiltinIdentity, kPlain };
+enum KeyKind { kText16, kInteger8 };
+
+uint64_t NumKeys() {
+  const char* env = getenv("CUCKOO_BENCH_KEYS");
+  return env != nullptr ? strtoull(env, nullptr, 10) : 1000000;
+}
+
+// Key i of the data set; absent keys use i >= NumKeys().
+std::string MakeKey(KeyKind kind, uint64_t i) {
+  const uint64_t be = __builtin_bswap64(i);
+  if (kind == kInteger8)
+    return std::string(reinterpret_cast<const char*>(&be), 8);
+  // 16 bytes: 8 pseudo-random bytes then the big-endian index.
+  const uint64_t scrambled = (i + 1) * 0x9E3779B97F4A7C15ULL;
+  std::string key(reinterpret_cast<const char*>(&scrambled), 8);
+  key.append(reinterpret_cast<const char*>(&be), 8);
+  return key;
+}
+
+std::shared_ptr<TableFactory> FactoryFor(Format f) {
+  switch (f) {
+    case kOurs:
+      return NewCuckooHashTableFactory();
+    case kOursIdentity: {
+      CuckooHashTableOptions o;
+      o.identity_as_first_hash = true;
+      return NewCuckooHashTableFactory(o);
+    }
+    case kBuiltinCuckoo:
+      return std::shared_ptr<TableFactory>(NewCuckooTableFactory());
+    case kBuiltinIdentity: {
+      CuckooTableOptions o;
+      o.identity_as_first_hash = true;
+      return std::shared_ptr<TableFactory>(NewCuckooTableFactory(o));
+    }
+    case kPlain: {
+      // Total-order mode (no prefix extractor here): binary search.
+      PlainTableOptions o;
+      o.user_key_len = 16;
+      o.hash_table_ratio = 0;
+      return std::shared_ptr<TableFactory>(NewPlainTableFactory(o));
+    }
+  }
+  return nullptr;
+}
+
+// One table per format, built once and shared by every benchmark.
+TableHarness* Table(Format f) {
+  static std::map<Format, std::unique_ptr<TableHarness>> tables;
+  auto& slot = tables[f];
+  if (slot == nullptr) {
+    const KeyKind kind =
+        (f == kOursIdentity || f == kBuiltinIdentity) ? kInteger8 : kText16;
+    const char* dir = getenv("CUCKOO_BENCH_DIR");
+    slot = std::make_unique<TableHarness>(
+        FactoryFor(f),
+        std::string(dir ? dir : "/tmp") + "/table_reader_bench_" +
+            std::to_string(getpid()) + "_" + std::to_string(f) + ".sst",
+        /*mmap=*/f == kBuiltinCuckoo || f == kBuiltinIdentity || f == kPlain ||
+            getenv("CUCKOO_BENCH_LOAD") == nullptr);
+    std::vector<std::pair<std::string, std::string>> entries;
+    const uint64_t n = NumKeys();
+    entries.reserve(n);
+    std::string value(100, 'v');
+    for (uint64_t i = 0; i < n; i++) {
+      memcpy(value.data(), &i, sizeof(i));
+      entries.emplace_back(InternalKeyOf(MakeKey(kind, i), 0, kTypeValue),
+                           value);
+    }
+    Status s = slot->Build(std::move(entries));
+    if (!s.ok()) {
+      fprintf(stderr, "build failed for format %d: %s\n", f,
+              s.ToString().c_str());
+      abort();
+    }
+  }
+  return slot.get();
+}
+
+KeyKind KindOf(Format f) {
+  return (f == kOursIdentity || f == kBuiltinIdentity) ? kInteger8 : kText16;
+}
+
+void BM_Get(benchmark::State& state, Format format, bool present) {
+  TableHarness* table = Table(format);
+  TableReader* reader = table->reader();
+  const uint64_t n = NumKeys();
+  std::mt19937_64 rng(state.thread_index() * 7919 + 1);
+  // Lookup keys prepared outside the timed loop.
+  std::vector<std::string> keys(1 << 16);
+  for (auto& k : keys) {
+    const uint64_t i = rng() % n + (present ? 0 : n);
+    k = InternalKeyOf(MakeKey(KindOf(format), i), kMaxSequenceNumber,
+                      kTypeValue);
+  }
+  PinnableSlice value;
+  MergeContext merge_context;
+  uint64_t found = 0;
+  size_t next = 0;
+  const uint64_t allocations_before = g_allocations.load();
+  for (auto _ : state) {
+    const Slice ikey = keys[next++ & (keys.size() - 1)];
+    SequenceNumber max_covering_tombstone_seq = 0;
+    GetContext ctx(BytewiseComparator(), nullptr, nullptr, nullptr,
+                   GetContext::kNotFound, ExtractUserKey(ikey), &value, nullptr,
+                   nullptr, &merge_context, true, &max_covering_tombstone_seq,
+                   nullptr);
+    reader->Get(ReadOptions(), ikey, &ctx, nullptr).PermitUncheckedError();
+    found += ctx.State() == GetContext::kFound;
+    value.Reset();
+  }
+  const uint64_t allocations = g_allocations.load() - allocations_before;
+  if (found != (present ? state.iterations() : 0)) {
+    state.SkipWithError("wrong lookup results");
+  }
+  state.counters["allocs_per_op"] =
+      benchmark::Counter(static_cast<double>(allocations) / state.iterations());
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_MultiGet(benchmark::State& state, Format format) {
+  TableHarness* table = Table(format);
+  TableReader* reader = table->reader();
+  const size_t batch = static_cast<size_t>(state.range(0));
+  const uint64_t n = NumKeys();
+  std::mt19937_64 rng(state.thread_index() * 104729 + 3);
+  std::vector<std::string> user_keys(1 << 16);
+  for (auto& k : user_keys) k = MakeKey(KindOf(format), rng() % n);
+  std::vector<Slice> key_slices(batch);
+  std::vector<PinnableSlice> values(batch);
+  std::vector<Status> statuses(batch);
+  std::vector<MergeContext> merge_contexts(batch);
+  std::vector<SequenceNumber> tombstone_seqs(batch);
+  std::vector<KeyContext> contexts;
+  std::vector<std::unique_ptr<GetContext>> get_contexts(batch);
+  size_t next = 0;
+  uint64_t found = 0;
+  ReadOptions read_options;
+  for (auto _ : state) {
+    contexts.clear();
+    autovector<KeyContext*, MultiGetContext::MAX_BATCH_SIZE> sorted;
+    for (size_t i = 0; i < batch; i++) {
+      key_slices[i] = user_keys[next++ & (user_keys.size() - 1)];
+      contexts.emplace_back(nullptr, key_slices[i], &values[i], nullptr,
+                            &statuses[i]);
+    }
+    for (auto& c : contexts) sorted.push_back(&c);
+    MultiGetContext mget(&sorted, 0, batch, kMaxSequenceNumber, read_options,
+                         nullptr, nullptr);
+    MultiGetContext::Range range = mget.GetMultiGetRange();
+    for (size_t i = 0; i < batch; i++) {
+      tombstone_seqs[i] = 0;
+      get_contexts[i].reset(new GetContext(
+          BytewiseComparator(), nullptr, nullptr, nullptr,
+          GetContext::kNotFound, *contexts[i].key, &values[i], nullptr, nullptr,
+          &merge_contexts[i], true, &tombstone_seqs[i], nullptr));
+      contexts[i].get_context = get_contexts[i].get();
+    }
+    reader->MultiGet(read_options, &range, nullptr);
+    for (size_t i = 0; i < batch; i++) {
+      found += get_contexts[i]->State() == GetContext::kFound;
+      values[i].Reset();
+    }
+  }
+  if (found != state.iterations() * batch) state.SkipWithError("wrong results");
+  state.SetItemsProcessed(state.iterations() * batch);
+}
+
+// The machine's limit: dependent loads over a buffer the size of the table,
+// in a random cyclic order (one cache miss per step).
+void BM_DramPointerChase(benchmark::State& state) {
+  const size_t bytes = 120 * NumKeys();
+  const size_t slots = bytes / 64;
+  std::vector<uint64_t> next_slot(slots * 8);
+  std::vector<uint64_t> order(slots);
+  for (size_t i = 0; i < slots; i++) order[i] = i;
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(5));
+  for (size_t i = 0; i < slots; i++) {
+    next_slot[order[i] * 8] = order[(i + 1) % slots];
+  }
+  uint64_t at = order[0];
+  for (auto _ : state) {
+    at = next_slot[at * 8];
+    benchmark::DoNotOptimize(at);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void RegisterAll() {
+  const struct {
+    const char* name;
+    Format format;
+  } formats[] = {{"ours", kOurs},
+                 {"builtin_cuckoo", kBuiltinCuckoo},
+                 {"plain", kPlain},
+                 {"ours_identity", kOursIdentity},
+                 {"builtin_cuckoo_identity", kBuiltinIdentity}};
+  for (auto& f : formats) {
+    for (bool present : {true, false}) {
+      benchmark::RegisterBenchmark(
+          (std::string("Get/") + (present ? "present/" : "absent/") + f.name)
+              .c_str(),
+          [=](benchmark::State& s) { BM_Get(s, f.format, present); })
+          ->Threads(1)
+          ->Threads(2)
+          ->UseRealTime();
+    }
+    if (f.format != kPlain) {
+      benchmark::RegisterBenchmark(
+          (std::string("MultiGet/") + f.name).c_str(),
+          [=](benchmark::State& s) { BM_MultiGet(s, f.format); })
+          ->Arg(16)
+          ->Arg(32)
+          ->UseRealTime();
+    }
+  }
+  benchmark::RegisterBenchmark("DramPointerChase", BM_DramPointerChase);
+}
+
+}  // namespace
+}  // namespace rocksdb_cuckoo
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  rocksdb_cuckoo::RegisterAll();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
