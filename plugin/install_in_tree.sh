@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Places rocksdb-cuckoo inside a RocksDB source tree as the in-tree plugin
+# `cuckoo` (DESIGN §2), so that RocksDB's own build compiles it into every
+# RocksDB binary (db_bench, ldb, sst_dump) with no LD_PRELOAD:
+#
+#   plugin/install_in_tree.sh [--link] [--force] <rocksdb-source-dir>
+#
+#   cd <rocksdb-source-dir>
+#   cmake -S . -B build -DROCKSDB_PLUGINS=cuckoo -DCMAKE_BUILD_TYPE=Release \
+#         -DWITH_GFLAGS=ON && cmake --build build -j"$(nproc)"
+# or
+#   make -j"$(nproc)" ROCKSDB_PLUGINS=cuckoo static_lib db_bench ldb sst_dump
+#
+# <rocksdb-source-dir>/plugin/cuckoo then holds copies (symlinks with --link)
+# of table/ util/ cache/ plugin/, a cuckoo.mk generated from
+# CUCKOO_LIB_SOURCES in this project's CMakeLists.txt, and plugin/CMakeLists.txt
+# as its CMakeLists.txt (it only sets variables; RocksDB makes the targets).
+# Re-running replaces an earlier installation; --force replaces a
+# plugin/cuckoo that this script did not create.
+#
+#   plugin/install_in_tree.sh --update-mk
+# rewrites plugin/cuckoo.mk from CUCKOO_LIB_SOURCES (run it after adding a
+# source file; tests/plugin_fragments_test fails until then).
+set -euo pipefail
+
+script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+project_dir=$(cd "${script_dir}/.." && pwd)
+marker=.rocksdb_cuckoo_in_tree
+
+usage() {
+  # The comment block at the top of this file.
+  awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' \
+    "${BASH_SOURCE[0]}"
+  exit "${1:-2}"
+}
+
+die() {
+  echo "install_in_tree.sh: $*" >&2
+  exit 1
+}
+
+# Prints the files of CUCKOO_LIB_SOURCES, one a line: the tokens of every
+# set(CUCKOO_LIB_SOURCES ...) and list(APPEND CUCKOO_LIB_SOURCES ...) in the
+# top-level CMakeLists.txt, comments removed. tests/plugin_fragments_test
+# parses the same way and also checks the result against the list CMake
+# really evaluated.
+lib_sources() {
+  awk '
+    { line = $0; sub(/#.*/, "", line) }
+    !inlist && line ~ /(set|list)[ \t]*\([ \t]*(APPEND[ \t]+)?CUCKOO_LIB_SOURCES([ \t)]|$)/ {
+      inlist = 1
+      sub(/.*CUCKOO_LIB_SOURCES/, "", line)
+    }
+    inlist {
+      done = index(line, ")") > 0
+      sub(/\).*/, "", line)
+      n = split(line, tokens, /[ \t]+/)
+      for (i = 1; i <= n; i++) if (tokens[i] != "") print tokens[i]
+      if (done) inlist = 0
+    }' "${project_dir}/CMakeLists.txt"
+}
+
+# Writes the cuckoo.mk text to stdout. RocksDB's CMake reads it with regular
+# expressions that take the first match of each assignment and only its own
+# line, so each list stays on one line and the comments never spell out an
+# assignment.
+generate_mk() {
+  local sources
+  sources=$(lib_sources | tr '\n' ' ' | sed 's/ *$//')
+  [[ -n "${sources}" ]] || die "no CUCKOO_LIB_SOURCES found in ${project_dir}/CMakeLists.txt"
+  cat <<EOF
+# rocksdb-cuckoo as RocksDB's in-tree plugin \`cuckoo\`: RocksDB's Makefile
+# includes this file and its CMakeLists.txt reads it (see plugin/README.md in
+# RocksDB's source). Generated from CUCKOO_LIB_SOURCES by
+# plugin/install_in_tree.sh --update-mk; do not edit by hand.
+# Paths are relative to <rocksdb>/plugin/cuckoo.
+cuckoo_SOURCES = ${sources}
+cuckoo_HEADERS = plugin/rocksdb_cuckoo.h table/cuckoo_hash_table.h
+cuckoo_FUNC = register_rocksdb_cuckoo
+cuckoo_LIBS = pthread
+cuckoo_LDFLAGS = -lpthread
+# make only, for the objects and dependency files of our sources: they
+# include "table/...", "util/..." relative to the plugin's root, and RocksDB
+# has headers of the same names (util/hash.h); -iquote makes ours win for our
+# files only. RocksDB's warning set is wider than ours, so a new warning must
+# not fail RocksDB's build.
+\$(OBJ_DIR)/plugin/cuckoo/%: CXXFLAGS += -iquote plugin/cuckoo -Wno-error
+plugin/cuckoo/%: CXXFLAGS += -iquote plugin/cuckoo -Wno-error
+EOF
+}
+
+link=0
+force=0
+update_mk=0
+rocksdb_dir=
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --link) link=1 ;;
+    --force) force=1 ;;
+    --update-mk) update_mk=1 ;;
+    -h|--help) usage 0 ;;
+    -*) echo "unknown option: $1" >&2; usage ;;
+    *) [[ -z "${rocksdb_dir}" ]] || usage; rocksdb_dir=$1 ;;
+  esac
+  shift
+done
+
+if [[ ${update_mk} -eq 1 ]]; then
+  generate_mk > "${script_dir}/cuckoo.mk"
+  echo "wrote ${script_dir}/cuckoo.mk"
+  exit 0
+fi
+
+[[ -n "${rocksdb_dir}" ]] || usage
+[[ -d "${rocksdb_dir}" ]] || die "${rocksdb_dir}: no such directory"
+rocksdb_dir=$(cd "${rocksdb_dir}" && pwd)
+for f in CMakeLists.txt Makefile include/rocksdb/db.h plugin; do
+  [[ -e "${rocksdb_dir}/${f}" ]] ||
+    die "${rocksdb_dir} is not a RocksDB source tree (no ${f})"
+done
+
+dest="${rocksdb_dir}/plugin/cuckoo"
+if [[ -e "${dest}" || -L "${dest}" ]]; then
+  if [[ -e "${dest}/${marker}" || ${force} -eq 1 ]]; then
+    rm -rf "${dest}"
+  else
+    die "${dest} exists and was not made by this script (use --force)"
+  fi
+fi
+mkdir -p "${dest}"
+
+for dir in table util cache plugin; do
+  [[ -d "${project_dir}/${dir}" ]] || continue
+  if [[ ${link} -eq 1 ]]; then
+    ln -s "${project_dir}/${dir}" "${dest}/${dir}"
+  else
+    cp -R "${project_dir}/${dir}" "${dest}/${dir}"
+  fi
+done
+
+generate_mk > "${dest}/cuckoo.mk"
+cp "${script_dir}/CMakeLists.txt" "${dest}/CMakeLists.txt"
+echo "${project_dir}" > "${dest}/${marker}"
+
+if ! cmp -s "${dest}/cuckoo.mk" "${script_dir}/cuckoo.mk"; then
+  echo "warning: plugin/cuckoo.mk is out of date with CUCKOO_LIB_SOURCES;" \
+       "run plugin/install_in_tree.sh --update-mk" >&2
+fi
+
+missing=0
+while read -r src; do
+  if [[ ! -f "${dest}/${src}" ]]; then
+    echo "missing source: ${dest}/${src}" >&2
+    missing=1
+  fi
+done < <(lib_sources)
+[[ ${missing} -eq 0 ]] || die "some plugin sources are missing"
+
+cat <<EOF
+Installed rocksdb-cuckoo as ${dest}
+Build RocksDB with it (every binary then knows CuckooHashTable):
+  cd ${rocksdb_dir}
+  cmake -S . -B build -DROCKSDB_PLUGINS=cuckoo -DCMAKE_BUILD_TYPE=Release
+  cmake --build build -j\$(nproc)
+or
+  make -j\$(nproc) ROCKSDB_PLUGINS=cuckoo static_lib db_bench ldb sst_dump
+EOF

@@ -1,0 +1,33 @@
+# Tools and examples built with the library (included by the top-level
+# CMakeLists.txt). They include RocksDB's internal headers through
+# cuckoo_internal, so like the library they are compiled without NDEBUG.
+
+# sst_dump for CuckooHashTable files (the stock sst_dump rejects their magic
+# number).
+add_executable(cuckoo_sst_dump ${CMAKE_CURRENT_LIST_DIR}/cuckoo_sst_dump.cc)
+target_link_libraries(cuckoo_sst_dump PRIVATE cuckoo_internal)
+
+# ldb with the plugin registered: no LD_PRELOAD needed.
+add_executable(cuckoo_ldb ${CMAKE_CURRENT_LIST_DIR}/cuckoo_ldb.cc)
+target_link_libraries(cuckoo_ldb PRIVATE cuckoo_internal)
+
+# An application that reaches the plugin only through an options string.
+add_executable(options_string_example
+  ${CMAKE_CURRENT_LIST_DIR}/example/options_string_example.cc)
+target_link_libraries(options_string_example PRIVATE rocksdb_cuckoo_static)
+
+# The example is its own smoke test: it exits non-zero unless the flushed
+# file really is a CuckooHashTable file and every key reads back.
+enable_testing()
+add_test(NAME options_string_example
+  COMMAND options_string_example
+          ${CMAKE_CURRENT_BINARY_DIR}/options_string_example_db)
+set_tests_properties(options_string_example PROPERTIES
+  LABELS "unit;example" TIMEOUT 120)
+
+# The library's sources as CMake finally has them (at generate time), for
+# tests/plugin_fragments_test: it checks the in-tree fragments against this
+# too, so a source added under a condition or by target_sources() is not
+# missed by its text parser.
+file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/cuckoo_lib_sources.txt
+  CONTENT "$<JOIN:$<TARGET_PROPERTY:cuckoo_objects,SOURCES>,\n>\n")
