@@ -3,14 +3,14 @@
 # RocksDB's source). Generated from CUCKOO_LIB_SOURCES by
 # plugin/install_in_tree.sh --update-mk; do not edit by hand.
 # Paths are relative to <rocksdb>/plugin/cuckoo.
-cuckoo_SOURCES = plugin/registration.cc table/cuckoo_hash_table_builder.cc table/cuckoo_hash_table_factory.cc table/cuckoo_hash_table_format.cc table/cuckoo_hash_table_iterator.cc table/cuckoo_hash_table_reader.cc table/cuckoo_placement.cc table/pinned_file_memory.cc util/checksum.cc util/hash.cc
+cuckoo_SOURCES = plugin/registration.cc table/cuckoo_hash_table_builder.cc table/cuckoo_hash_table_factory.cc table/cuckoo_hash_table_format.cc table/cuckoo_hash_table_iterator.cc table/cuckoo_hash_table_reader.cc table/cuckoo_placement.cc table/pinned_file_memory.cc util/checksum.cc util/key_hash.cc
 cuckoo_HEADERS = plugin/rocksdb_cuckoo.h table/cuckoo_hash_table.h
 cuckoo_FUNC = register_rocksdb_cuckoo
 cuckoo_LIBS = pthread
 cuckoo_LDFLAGS = -lpthread
 # make only, for the objects and dependency files of our sources: they
 # include "table/...", "util/..." relative to the plugin's root, and RocksDB
-# has headers of the same names (util/hash.h); -iquote makes ours win for our
+# has folders of the same names (table/, util/); -iquote makes ours win for our
 # files only. RocksDB's warning set is wider than ours, so a new warning must
 # not fail RocksDB's build.
 $(OBJ_DIR)/plugin/cuckoo/%: CXXFLAGS += -iquote plugin/cuckoo -Wno-error

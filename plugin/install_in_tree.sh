@@ -81,7 +81,7 @@ cuckoo_LIBS = pthread
 cuckoo_LDFLAGS = -lpthread
 # make only, for the objects and dependency files of our sources: they
 # include "table/...", "util/..." relative to the plugin's root, and RocksDB
-# has headers of the same names (util/hash.h); -iquote makes ours win for our
+# has folders of the same names (table/, util/); -iquote makes ours win for our
 # files only. RocksDB's warning set is wider than ours, so a new warning must
 # not fail RocksDB's build.
 \$(OBJ_DIR)/plugin/cuckoo/%: CXXFLAGS += -iquote plugin/cuckoo -Wno-error

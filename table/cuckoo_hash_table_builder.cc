@@ -274,8 +274,8 @@ void CuckooHashTableBuilder::WriteMetaBlocks() {
                 BlockHandle(properties_handle.offset(),
                             offset_ - properties_handle.offset()));
   const uint64_t metaindex_offset = offset_;
+  layout_.properties_size = metaindex_offset - layout_.meta_offset;
   Append(metaindex.Finish());
-  metaindex_handle_ = BlockHandle(metaindex_offset, offset_ - metaindex_offset);
   layout_.meta_size = offset_ - layout_.meta_offset;
   layout_.region_checksum[4] = EndRegion();
 }
@@ -295,10 +295,7 @@ Status CuckooHashTableBuilder::Finish() {
 
   std::string tail;
   layout_.EncodeTo(&tail);
-  FooterBuilder footer;
-  footer.Build(kCuckooHashTableMagicNumber, /*format_version=*/1,
-               offset_ + tail.size(), kNoChecksum, metaindex_handle_);
-  tail.append(footer.GetSlice().data(), footer.GetSlice().size());
+  AppendRocksDBFooter(layout_, &tail);
   Append(tail);
   return status_;
 }

@@ -67,7 +67,6 @@ class CuckooHashTableBuilder : public ROCKSDB_NAMESPACE::TableBuilder {
   std::vector<uint64_t> key_hashes_;     // HashKey of each user key
   std::vector<uint64_t> identity_keys_;  // only with identity_as_first_hash
   Layout layout_;
-  ROCKSDB_NAMESPACE::BlockHandle metaindex_handle_;
 };
 
 }  // namespace rocksdb_cuckoo

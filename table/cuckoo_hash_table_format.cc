@@ -1,5 +1,6 @@
 #include "table/cuckoo_hash_table_format.h"
 
+#include "table/format.h"
 #include "util/checksum.h"
 
 namespace rocksdb_cuckoo {
@@ -13,6 +14,7 @@ using ROCKSDB_NAMESPACE::PutVarint32Varint32;
 namespace {
 // Byte positions inside the layout block.
 constexpr size_t kChecksumsAt = 96;
+constexpr size_t kPropertiesSizeAt = kChecksumsAt + 5 * 8;
 constexpr size_t kSelfChecksumAt = kLayoutSize - 8;
 }  // namespace
 
@@ -29,6 +31,7 @@ void Layout::EncodeTo(std::string* dst) const {
     PutFixed64(dst, v);
   }
   for (uint64_t v : region_checksum) PutFixed64(dst, v);
+  PutFixed64(dst, properties_size);
   dst->resize(start + kSelfChecksumAt, '\0');
   // The layout decides every bound the reader trusts, so it is always
   // checksummed, whatever the user chose for the bulk regions.
@@ -66,6 +69,7 @@ Status Layout::DecodeFrom(const Slice& input, uint64_t file_size) {
   for (uint64_t& c : region_checksum) {
     c = DecodeFixed64(p + kChecksumsAt + 8 * (&c - region_checksum));
   }
+  properties_size = DecodeFixed64(p + kPropertiesSizeAt);
 
   if (!IsSupportedChecksum(checksum) ||
       (order_width != 4 && order_width != 8) || p[5] > 1) {
@@ -93,6 +97,18 @@ Status Layout::DecodeFrom(const Slice& input, uint64_t file_size) {
     return Status::Corruption("CuckooHashTable: layout regions out of bounds");
   }
   return Status::OK();
+}
+
+void AppendRocksDBFooter(const Layout& layout, std::string* dst) {
+  ROCKSDB_NAMESPACE::FooterBuilder footer;
+  const uint64_t metaindex_offset = layout.meta_offset + layout.properties_size;
+  footer.Build(
+      kCuckooHashTableMagicNumber, /*format_version=*/1,
+      layout.meta_offset + layout.meta_size + kLayoutSize,
+      ROCKSDB_NAMESPACE::kNoChecksum,
+      ROCKSDB_NAMESPACE::BlockHandle(
+          metaindex_offset, layout.meta_size - layout.properties_size));
+  dst->append(footer.GetSlice().data(), footer.GetSlice().size());
 }
 
 void EncodeEntryHeader(uint32_t internal_key_size, uint32_t value_size,

@@ -48,7 +48,7 @@
 #include "rocksdb/status.h"
 #include "rocksdb/table.h"
 #include "util/coding.h"
-#include "util/hash.h"
+#include "util/key_hash.h"
 
 namespace rocksdb_cuckoo {
 
@@ -155,6 +155,7 @@ struct Layout {
   uint64_t num_stash = 0;
   uint64_t meta_offset = 0;  // properties + metaindex blocks
   uint64_t meta_size = 0;
+  uint64_t properties_size = 0;  // the metaindex block follows it
   // Checksums of: data, order index, buckets, stash, meta blocks.
   uint64_t region_checksum[5] = {0, 0, 0, 0, 0};
 
@@ -168,6 +169,10 @@ struct Layout {
   // inside a file of `file_size` bytes in the order pictured above.
   Status DecodeFrom(const Slice& input, uint64_t file_size);
 };
+
+// Appends the RocksDB footer that ends a file with this layout. The reader
+// compares the file's footer with it, so the footer is checked too.
+void AppendRocksDBFooter(const Layout& layout, std::string* dst);
 
 // One entry of the data region, parsed in place.
 struct EntryView {

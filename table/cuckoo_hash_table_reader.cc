@@ -72,6 +72,14 @@ Status CuckooHashTableReader::Open(
       new CuckooHashTableReader(options, guard.release(), layout));
   s = r->VerifyRegions();
   if (!s.ok()) return s;
+  // RocksDB's property reader below trusts the footer; make sure it is
+  // exactly the one this layout implies.
+  std::string footer;
+  AppendRocksDBFooter(layout, &footer);
+  if (memcmp(footer.data(), base + file_size - kRocksDBFooterSize,
+             kRocksDBFooterSize) != 0) {
+    return Status::Corruption("CuckooHashTable: footer does not match layout");
+  }
   std::unique_ptr<TableProperties> properties;
   s = ReadTableProperties(memory->file(), file_size,
                           kCuckooHashTableMagicNumber, options.ioptions,
@@ -95,6 +103,13 @@ CuckooHashTableReader::CuckooHashTableReader(const TableReaderOptions& options,
 CuckooHashTableReader::~CuckooHashTableReader() { memory_->Close(); }
 
 Status CuckooHashTableReader::VerifyRegions() const {
+  // The padding before the buckets is not checksummed but must be zeros.
+  for (uint64_t at = layout_.order_offset + layout_.order_size();
+       at < layout_.buckets_offset; at++) {
+    if (data_[at] != 0) {
+      return Status::Corruption("CuckooHashTable: damaged bucket padding");
+    }
+  }
   const struct {
     uint64_t offset;
     uint64_t size;

@@ -1,4 +1,4 @@
-#include "util/hash.h"
+#include "util/key_hash.h"
 
 namespace rocksdb_cuckoo {
 namespace hash_internal {
