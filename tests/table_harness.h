@@ -57,8 +57,8 @@ class TableHarness {
     if (!s.ok()) return s;
     WritableFileWriter writer(std::move(file), path_, FileOptions());
     TableBuilderOptions tbo(*ioptions_, *moptions_, icomp_, &collectors_,
-                            kNoCompression, CompressionOptions(), 0, "default",
-                            -1);
+                            kNoCompression, compression_options_, 0,
+                            column_family_name_, -1);
     std::unique_ptr<TableBuilder> builder(
         options_.table_factory->NewTableBuilder(tbo, &writer));
     for (auto& e : entries) builder->Add(e.first, e.second);
@@ -130,6 +130,9 @@ class TableHarness {
   std::unique_ptr<MutableCFOptions> moptions_;
   InternalKeyComparator icomp_{BytewiseComparator()};
   IntTblPropCollectorFactories collectors_;
+  // TableBuilderOptions keeps references to these: they must outlive it.
+  const CompressionOptions compression_options_;
+  const std::string column_family_name_ = "default";
   std::unique_ptr<TableReader> reader_;
   uint64_t num_entries_ = 0;
 };
