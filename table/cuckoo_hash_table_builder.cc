@@ -101,16 +101,23 @@ void CuckooHashTableBuilder::Add(const Slice& key, const Slice& value) {
   ParsedInternalKey parsed;
   status_ = ParseInternalKey(key, &parsed, /*log_err_key=*/false);
   if (!status_.ok()) return;
-  if (parsed.type == kTypeRangeDeletion) {
-    status_ = Status::NotSupported(
-        "CuckooHashTable does not store range deletions (DeleteRange)");
-    return;
-  }
   if (key.size() > UINT32_MAX || value.size() > UINT32_MAX ||
       offset_ > kMaxEntryOffset) {
     status_ = Status::NotSupported(
         "CuckooHashTable: entry or file too large (keys and values < 4 GiB, "
         "data < 256 TiB)");
+    return;
+  }
+  if (parsed.type == kTypeRangeDeletion) {
+    // Flushes add tombstones after the point entries, out of key order, so
+    // they go to a region of their own (RocksDB fragments them on open).
+    EncodeEntryHeader(static_cast<uint32_t>(key.size()),
+                      static_cast<uint32_t>(value.size()), &range_dels_);
+    range_dels_.append(key.data(), key.size());
+    range_dels_.append(value.data(), value.size());
+    properties_.num_range_deletions++;
+    NotifyCollectTableCollectorsOnAdd(key, value, offset_, collectors_,
+                                      ioptions_.logger);
     return;
   }
   const Slice& user_key = parsed.user_key;
@@ -240,6 +247,12 @@ void CuckooHashTableBuilder::WriteHashIndex() {
   layout_.num_stash = placement.stash.size();
   layout_.region_checksum[3] = EndRegion();
 
+  layout_.range_del_offset = offset_;
+  Append(range_dels_);
+  layout_.range_del_size = range_dels_.size();
+  layout_.num_range_dels = properties_.num_range_deletions;
+  layout_.region_checksum[4] = EndRegion();
+
   auto& user = properties_.user_collected_properties;
   const uint64_t slots = num_buckets * kSlotsPerBucket;
   user["rocksdb.cuckoo.format_version"] = std::to_string(kFormatVersion);
@@ -260,7 +273,7 @@ void CuckooHashTableBuilder::WriteHashIndex() {
 void CuckooHashTableBuilder::WriteMetaBlocks() {
   layout_.meta_offset = offset_;
   properties_.data_size = layout_.data_size;
-  properties_.index_size = layout_.meta_offset - layout_.data_size;
+  properties_.index_size = layout_.range_del_offset - layout_.data_size;
 
   PropertyBlockBuilder property_block;
   property_block.AddTableProperty(properties_);
@@ -277,7 +290,7 @@ void CuckooHashTableBuilder::WriteMetaBlocks() {
   layout_.properties_size = metaindex_offset - layout_.meta_offset;
   Append(metaindex.Finish());
   layout_.meta_size = offset_ - layout_.meta_offset;
-  layout_.region_checksum[4] = EndRegion();
+  layout_.region_checksum[5] = EndRegion();
 }
 
 Status CuckooHashTableBuilder::Finish() {

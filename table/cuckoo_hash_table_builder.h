@@ -62,6 +62,7 @@ class CuckooHashTableBuilder : public ROCKSDB_NAMESPACE::TableBuilder {
   std::unique_ptr<ChecksumStream> region_checksum_;
   std::string scratch_;
   std::string last_user_key_;
+  std::string range_dels_;               // encoded range tombstone entries
   std::vector<uint64_t> entry_offsets_;  // every entry, in order
   std::vector<uint64_t> group_offsets_;  // first entry of each user key
   std::vector<uint64_t> key_hashes_;     // HashKey of each user key

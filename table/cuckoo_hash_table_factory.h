@@ -32,6 +32,8 @@ class CuckooHashTableFactory : public ROCKSDB_NAMESPACE::TableFactory {
       const ROCKSDB_NAMESPACE::TableBuilderOptions& builder_options,
       ROCKSDB_NAMESPACE::WritableFileWriter* file) const override;
 
+  bool IsDeleteRangeSupported() const override { return true; }
+
   // Range checks, run by CreateFromString and at DB open.
   ROCKSDB_NAMESPACE::Status PrepareOptions(
       const ROCKSDB_NAMESPACE::ConfigOptions& config_options) override;

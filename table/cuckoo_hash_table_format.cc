@@ -12,11 +12,24 @@ using ROCKSDB_NAMESPACE::PutFixed64;
 using ROCKSDB_NAMESPACE::PutVarint32Varint32;
 
 namespace {
-// Byte positions inside the layout block.
-constexpr size_t kChecksumsAt = 96;
-constexpr size_t kPropertiesSizeAt = kChecksumsAt + 5 * 8;
+constexpr size_t kFieldsAt = 8;  // after version, checksum type and flags
 constexpr size_t kSelfChecksumAt = kLayoutSize - 8;
 }  // namespace
+
+// Every 64-bit field, in encoding order; the region checksums follow them.
+template <typename L, typename F>
+void ForEachField(L& layout, F&& f) {
+  for (auto* field :
+       {&layout.hash_seed, &layout.num_entries, &layout.num_user_keys,
+        &layout.data_size, &layout.order_offset, &layout.buckets_offset,
+        &layout.num_buckets, &layout.stash_offset, &layout.num_stash,
+        &layout.range_del_offset, &layout.range_del_size,
+        &layout.num_range_dels, &layout.meta_offset, &layout.meta_size,
+        &layout.properties_size}) {
+    f(*field);
+  }
+  for (auto& checksum : layout.region_checksum) f(checksum);
+}
 
 void Layout::EncodeTo(std::string* dst) const {
   const size_t start = dst->size();
@@ -25,13 +38,7 @@ void Layout::EncodeTo(std::string* dst) const {
   dst->push_back(identity_as_first_hash ? 1 : 0);
   dst->push_back(static_cast<char>(order_width));
   dst->push_back(0);
-  for (uint64_t v : {hash_seed, num_entries, num_user_keys, data_size,
-                     order_offset, buckets_offset, num_buckets, stash_offset,
-                     num_stash, meta_offset, meta_size}) {
-    PutFixed64(dst, v);
-  }
-  for (uint64_t v : region_checksum) PutFixed64(dst, v);
-  PutFixed64(dst, properties_size);
+  ForEachField(*this, [dst](uint64_t v) { PutFixed64(dst, v); });
   dst->resize(start + kSelfChecksumAt, '\0');
   // The layout decides every bound the reader trusts, so it is always
   // checksummed, whatever the user chose for the bulk regions.
@@ -57,19 +64,11 @@ Status Layout::DecodeFrom(const Slice& input, uint64_t file_size) {
   checksum = static_cast<ROCKSDB_NAMESPACE::ChecksumType>(p[4]);
   identity_as_first_hash = p[5] != 0;
   order_width = static_cast<uint8_t>(p[6]);
-  uint64_t* fields[] = {&hash_seed,   &num_entries,  &num_user_keys,
-                        &data_size,   &order_offset, &buckets_offset,
-                        &num_buckets, &stash_offset, &num_stash,
-                        &meta_offset, &meta_size};
-  const char* q = p + 8;
-  for (uint64_t* field : fields) {
-    *field = DecodeFixed64(q);
+  const char* q = p + kFieldsAt;
+  ForEachField(*this, [&q](uint64_t& v) {
+    v = DecodeFixed64(q);
     q += 8;
-  }
-  for (uint64_t& c : region_checksum) {
-    c = DecodeFixed64(p + kChecksumsAt + 8 * (&c - region_checksum));
-  }
-  properties_size = DecodeFixed64(p + kPropertiesSizeAt);
+  });
 
   if (!IsSupportedChecksum(checksum) ||
       (order_width != 4 && order_width != 8) || p[5] > 1) {
@@ -79,7 +78,8 @@ Status Layout::DecodeFrom(const Slice& input, uint64_t file_size) {
   // region arithmetic below cannot overflow.
   const bool counts_fit =
       num_entries <= file_size && num_buckets <= file_size / kBucketSize &&
-      num_stash <= file_size / 8 && num_user_keys <= num_entries;
+      num_stash <= file_size / 8 && num_user_keys <= num_entries &&
+      num_range_dels <= file_size;
   if (!counts_fit || data_size > kMaxEntryOffset ||
       (num_user_keys > 0 && num_buckets == 0)) {
     return Status::Corruption("CuckooHashTable: bad layout counts");
@@ -90,7 +90,10 @@ Status Layout::DecodeFrom(const Slice& input, uint64_t file_size) {
       buckets_offset - order_end < kBucketSize &&
       buckets_offset % kBucketSize == 0 &&
       stash_offset == buckets_offset + buckets_size() &&
-      meta_offset == stash_offset + stash_size() && meta_size <= file_size &&
+      range_del_offset == stash_offset + stash_size() &&
+      range_del_size <= file_size &&
+      meta_offset == range_del_offset + range_del_size &&
+      meta_size <= file_size &&
       meta_offset + meta_size + kLayoutSize + kRocksDBFooterSize == file_size &&
       (order_width == 8 || data_size <= UINT32_MAX);
   if (!regions_in_order) {

@@ -20,6 +20,9 @@
 //   | stash           num_stash x 8-byte slots (fingerprint | offset)  |
 //   |                 for keys no bucket could take; usually empty.    |
 //   +------------------------------------------------------------------+
+//   | range tombstones  entries (as above) of kTypeRangeDeletion, in   |
+//   |                 the order the builder received them              |
+//   +------------------------------------------------------------------+
 //   | properties      RocksDB property block (TableProperties)         |
 //   | metaindex       RocksDB metaindex block naming the properties    |
 //   +------------------------------------------------------------------+
@@ -66,7 +69,7 @@ constexpr uint32_t kFormatVersion = 1;
 constexpr uint32_t kSlotsPerBucket = 8;
 constexpr uint32_t kBucketSize = 64;  // one cache line
 constexpr uint64_t kMaxEntryOffset = (uint64_t{1} << 48) - 1;
-constexpr uint32_t kLayoutSize = 160;
+constexpr uint32_t kLayoutSize = 192;
 // RocksDB's footer for format_version >= 1: checksum type (1), two padded
 // block handles (40), format version (4), magic number (8).
 constexpr uint32_t kRocksDBFooterSize = 53;
@@ -153,11 +156,15 @@ struct Layout {
   uint64_t num_buckets = 0;
   uint64_t stash_offset = 0;
   uint64_t num_stash = 0;
+  uint64_t range_del_offset = 0;  // range tombstones, as entries
+  uint64_t range_del_size = 0;
+  uint64_t num_range_dels = 0;
   uint64_t meta_offset = 0;  // properties + metaindex blocks
   uint64_t meta_size = 0;
   uint64_t properties_size = 0;  // the metaindex block follows it
-  // Checksums of: data, order index, buckets, stash, meta blocks.
-  uint64_t region_checksum[5] = {0, 0, 0, 0, 0};
+  // Checksums of: data, order index, buckets, stash, range tombstones,
+  // meta blocks.
+  uint64_t region_checksum[6] = {0, 0, 0, 0, 0, 0};
 
   uint64_t order_size() const { return num_entries * order_width; }
   uint64_t buckets_size() const { return num_buckets * kBucketSize; }

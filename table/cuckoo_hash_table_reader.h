@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "db/dbformat.h"
+#include "db/range_tombstone_fragmenter.h"
 #include "table/cuckoo_hash_table_format.h"
 #include "table/pinned_file_memory.h"
 #include "table/table_reader.h"
@@ -30,6 +31,10 @@ class CuckooHashTableReader : public ROCKSDB_NAMESPACE::TableReader {
       ROCKSDB_NAMESPACE::Arena* arena, bool skip_filters,
       ROCKSDB_NAMESPACE::TableReaderCaller caller,
       size_t compaction_readahead_size, bool allow_unprepared_value) override;
+
+  ROCKSDB_NAMESPACE::FragmentedRangeTombstoneIterator*
+  NewRangeTombstoneIterator(
+      const ROCKSDB_NAMESPACE::ReadOptions& read_options) override;
 
   ROCKSDB_NAMESPACE::Status Get(
       const ROCKSDB_NAMESPACE::ReadOptions& read_options, const Slice& key,
@@ -71,6 +76,7 @@ class CuckooHashTableReader : public ROCKSDB_NAMESPACE::TableReader {
   CuckooHashTableReader(const ROCKSDB_NAMESPACE::TableReaderOptions& options,
                         PinnedFileMemory* memory, const Layout& layout);
   ROCKSDB_NAMESPACE::Status VerifyRegions() const;
+  ROCKSDB_NAMESPACE::Status LoadRangeTombstones();
   // Offset of the first entry of user_key's versions, or false if absent.
   bool FindUserKey(const Slice& user_key, const KeyHash& kh,
                    uint64_t* offset) const;
@@ -93,6 +99,9 @@ class CuckooHashTableReader : public ROCKSDB_NAMESPACE::TableReader {
   const char* const data_;
   const Bucket* const buckets_;
   std::shared_ptr<const ROCKSDB_NAMESPACE::TableProperties> properties_;
+  // Fragmented once at open, shared by every tombstone iterator.
+  std::shared_ptr<const ROCKSDB_NAMESPACE::FragmentedRangeTombstoneList>
+      range_tombstones_;
 };
 
 }  // namespace rocksdb_cuckoo

@@ -9,6 +9,7 @@
 #include <map>
 #include <random>
 
+#include "db/range_tombstone_fragmenter.h"
 #include "rocksdb/merge_operator.h"
 #include "table/internal_iterator.h"
 #include "tests/status_assertions.h"
@@ -216,10 +217,33 @@ TEST_P(CuckooHashTableTest, AllEntryTypes) {
   EXPECT_EQ(props->num_merge_operands, 4u);
 }
 
-TEST_P(CuckooHashTableTest, RangeDeletionIsRefusedWithStatus) {
+TEST_P(CuckooHashTableTest, RangeTombstonesAreStoredAndFragmented) {
   auto h = Harness();
-  Status s = h->Build({{InternalKeyOf("a", 1, kTypeRangeDeletion), "b"}});
-  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+  ASSERT_OK(h->Build({{InternalKeyOf("b", 10, kTypeValue), "old"},
+                      {InternalKeyOf("b", 30, kTypeValue), "new"},
+                      {InternalKeyOf("a", 20, kTypeRangeDeletion), "c"},
+                      {InternalKeyOf("x", 5, kTypeRangeDeletion), "z"}}));
+  EXPECT_EQ(h->reader()->GetTableProperties()->num_range_deletions, 2u);
+  std::unique_ptr<FragmentedRangeTombstoneIterator> tombstones(
+      h->reader()->NewRangeTombstoneIterator(read_options_));
+  ASSERT_NE(tombstones, nullptr);
+  EXPECT_EQ(tombstones->MaxCoveringTombstoneSeqnum("b"), 20u);
+  EXPECT_EQ(tombstones->MaxCoveringTombstoneSeqnum("y"), 5u);
+  EXPECT_EQ(tombstones->MaxCoveringTombstoneSeqnum("d"), 0u);
+  tombstones->SeekToFirst();
+  ASSERT_TRUE(tombstones->Valid());
+  EXPECT_EQ(tombstones->start_key().ToString(), "a");
+  EXPECT_EQ(tombstones->end_key().ToString(), "c");
+  // Point entries are unaffected in the file; the DB applies tombstones.
+  EXPECT_EQ(h->Get("b").value, "new");
+  auto it = Iter(h.get());
+  EXPECT_EQ(ScanForward(it.get()).size(), 2u);
+}
+
+TEST_P(CuckooHashTableTest, NoTombstoneIteratorWithoutTombstones) {
+  auto h = Harness();
+  ASSERT_OK(h->Build({{InternalKeyOf("a", 1, kTypeValue), "1"}}));
+  EXPECT_EQ(h->reader()->NewRangeTombstoneIterator(read_options_), nullptr);
 }
 
 TEST_P(CuckooHashTableTest, IteratorOrderSeekAndPrev) {
