@@ -174,7 +174,13 @@ void BM_MultiGet(benchmark::State& state, Format format) {
   std::vector<MergeContext> merge_contexts(batch);
   std::vector<SequenceNumber> tombstone_seqs(batch);
   std::vector<KeyContext> contexts;
-  std::vector<std::unique_ptr<GetContext>> get_contexts(batch);
+  // GetContexts live in preallocated storage: the harness must not add
+  // allocations of its own to what is measured.
+  std::vector<std::aligned_storage_t<sizeof(GetContext), alignof(GetContext)>>
+      get_context_storage(batch);
+  auto get_context = [&](size_t i) {
+    return reinterpret_cast<GetContext*>(&get_context_storage[i]);
+  };
   size_t next = 0;
   uint64_t found = 0;
   ReadOptions read_options;
@@ -192,15 +198,15 @@ void BM_MultiGet(benchmark::State& state, Format format) {
     MultiGetContext::Range range = mget.GetMultiGetRange();
     for (size_t i = 0; i < batch; i++) {
       tombstone_seqs[i] = 0;
-      get_contexts[i].reset(new GetContext(
+      contexts[i].get_context = new (get_context(i)) GetContext(
           BytewiseComparator(), nullptr, nullptr, nullptr,
           GetContext::kNotFound, *contexts[i].key, &values[i], nullptr, nullptr,
-          &merge_contexts[i], true, &tombstone_seqs[i], nullptr));
-      contexts[i].get_context = get_contexts[i].get();
+          &merge_contexts[i], true, &tombstone_seqs[i], nullptr);
     }
     reader->MultiGet(read_options, &range, nullptr);
     for (size_t i = 0; i < batch; i++) {
-      found += get_contexts[i]->State() == GetContext::kFound;
+      found += get_context(i)->State() == GetContext::kFound;
+      get_context(i)->~GetContext();
       values[i].Reset();
     }
   }

@@ -192,17 +192,29 @@ bool CuckooHashTableReader::KeyAt(uint64_t offset,
              0;
 }
 
+namespace {
+
+// Bit mask of the slots whose fingerprint matches, two bits per slot:
+// all eight fingerprints are compared at once.
+uint32_t FingerprintMatches(const Bucket& bucket, uint16_t fingerprint) {
+  const __m128i fps =
+      _mm_loadu_si128(reinterpret_cast<const __m128i*>(bucket.fingerprint));
+  return static_cast<uint32_t>(_mm_movemask_epi8(
+      _mm_cmpeq_epi16(fps, _mm_set1_epi16(static_cast<short>(fingerprint)))));
+}
+
+uint32_t FirstSlot(uint32_t matches) {
+  return static_cast<uint32_t>(__builtin_ctz(matches)) / 2;
+}
+
+}  // namespace
+
 bool CuckooHashTableReader::MatchInBucket(const Bucket& bucket,
                                           uint16_t fingerprint,
                                           const Slice& user_key,
                                           uint64_t* offset) const {
-  // Compare all eight fingerprints at once; each match sets two mask bits.
-  const __m128i fps =
-      _mm_loadu_si128(reinterpret_cast<const __m128i*>(bucket.fingerprint));
-  uint32_t mask = static_cast<uint32_t>(_mm_movemask_epi8(
-      _mm_cmpeq_epi16(fps, _mm_set1_epi16(static_cast<short>(fingerprint)))));
-  while (mask != 0) {
-    const uint32_t slot = static_cast<uint32_t>(__builtin_ctz(mask)) / 2;
+  for (uint32_t mask = FingerprintMatches(bucket, fingerprint); mask != 0;) {
+    const uint32_t slot = FirstSlot(mask);
     mask &= ~(3u << (2 * slot));
     const uint64_t candidate = bucket.OffsetAt(slot);
     if (KeyAt(candidate, user_key)) {
@@ -289,8 +301,6 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& /*read_options*/,
                                      bool /*skip_filters*/) {
   if (layout_.num_user_keys == 0) return;
   KeyHash hashes[MultiGetContext::MAX_BATCH_SIZE];
-  uint64_t offsets[MultiGetContext::MAX_BATCH_SIZE];
-  bool found[MultiGetContext::MAX_BATCH_SIZE];
   // Pass 1: hash every key and start loading both of its buckets.
   size_t i = 0;
   for (auto it = range->begin(); it != range->end(); ++it, ++i) {
@@ -298,18 +308,38 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& /*read_options*/,
     __builtin_prefetch(&buckets_[hashes[i].bucket1]);
     __builtin_prefetch(&buckets_[hashes[i].bucket2]);
   }
-  // Pass 2: probe (buckets are arriving) and start loading the entries.
-  i = 0;
-  for (auto it = range->begin(); it != range->end(); ++it, ++i) {
-    found[i] = FindUserKey(ExtractUserKey(it->ikey), hashes[i], &offsets[i]);
-    if (found[i]) __builtin_prefetch(data_ + offsets[i]);
+  // Pass 2: fingerprints only (buckets are arriving); start loading the
+  // likely entry of each key without waiting for it.
+  constexpr uint64_t kNoCandidate = UINT64_MAX;
+  uint64_t candidates[MultiGetContext::MAX_BATCH_SIZE];
+  for (size_t k = 0; k < i; k++) {
+    const KeyHash& kh = hashes[k];
+    const Bucket& first = buckets_[kh.bucket1];
+    uint32_t matches = FingerprintMatches(first, kh.fingerprint);
+    const Bucket* bucket = &first;
+    if (matches == 0 && first.Full()) {
+      bucket = &buckets_[kh.bucket2];
+      matches = FingerprintMatches(*bucket, kh.fingerprint);
+    }
+    candidates[k] =
+        matches != 0 ? bucket->OffsetAt(FirstSlot(matches)) : kNoCandidate;
+    if (candidates[k] != kNoCandidate) {
+      __builtin_prefetch(data_ + candidates[k]);
+    }
   }
-  // Pass 3: hand the versions to each key's GetContext.
+  // Pass 3: confirm the candidate (the full probe covers the rare rest:
+  // fingerprint collisions, the stash) and feed each key's GetContext.
   i = 0;
   for (auto it = range->begin(); it != range->end(); ++it, ++i) {
-    if (found[i]) {
-      *it->s = SaveVersions(offsets[i], ExtractUserKey(it->ikey),
-                            GetInternalKeySeqno(it->ikey), it->get_context);
+    const Slice user_key = ExtractUserKey(it->ikey);
+    uint64_t offset = candidates[i];
+    const bool found =
+        (offset != kNoCandidate && KeyAt(offset, user_key)) ||
+        ((offset != kNoCandidate || buckets_[hashes[i].bucket1].Full()) &&
+         FindUserKey(user_key, hashes[i], &offset));
+    if (found) {
+      *it->s = SaveVersions(offset, user_key, GetInternalKeySeqno(it->ikey),
+                            it->get_context);
     }
   }
 }
