@@ -128,6 +128,12 @@ TEST_F(DBFixture, OptionsFileNamesTheFactoryAndReloads) {
   std::string value;
   ASSERT_OK(db->Get(ReadOptions(), "k", &value));
   EXPECT_EQ(value, "v");
+  // Through the DB too, a value from the file is pinned, not copied.
+  PinnableSlice pinned;
+  ASSERT_OK(db->Get(ReadOptions(), db->DefaultColumnFamily(), "k", &pinned));
+  EXPECT_TRUE(pinned.IsPinned());
+  EXPECT_EQ(pinned.ToString(), "v");
+  pinned.Reset();
   ASSERT_OK(
       db->DeleteRange(WriteOptions(), db->DefaultColumnFamily(), "a", "z"));
   ASSERT_OK(db->Flush(FlushOptions()));
