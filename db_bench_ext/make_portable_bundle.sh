@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Packs the benchmark binaries with every shared library they load (this
+# machine's dynamic loader and libc included) into one folder, so the
+# harness runs on another x86-64 Linux machine without installing anything:
+#
+#   db_bench_ext/make_portable_bundle.sh bench-out/bundle   # here
+#   bench-out/bundle/bin/db_bench --help                    # there
+#
+# Each bin/<tool> is a wrapper that starts the real binary through the
+# bundled loader with --library-path, so the other machine's libc version
+# does not matter. LD_PRELOAD=<bundle>/lib/librocksdb_cuckoo.so works as here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: $0 <output-folder>}
+build=${BUILD_DIR:-build}
+tools=(/usr/bin/db_bench /usr/bin/ldb "$build/db_bench_ext/table_reader_bench"
+  "$build/db_bench_ext/table_compare" "$build/cuckoo_sst_dump")
+for extra in "$build"/db_bench_ext/*_bench; do
+  [ -x "$extra" ] && tools+=("$extra")
+done
+
+rm -rf "$out" && mkdir -p "$out/bin" "$out/libexec" "$out/lib"
+cp -L "$build/librocksdb_cuckoo.so" "$out/lib/"
+for tool in "${tools[@]}"; do
+  [ -x "$tool" ] || continue
+  cp -L "$tool" "$out/libexec/"
+  ldd "$tool" | awk '/=> \//{print $3} $1 ~ /^\/.*ld-linux/{print $1}' |
+    while read -r lib; do cp -Ln "$lib" "$out/lib/" 2>/dev/null || true; done
+  name=$(basename "$tool")
+  cat >"$out/bin/$name" <<WRAP
+#!/bin/sh
+here=\$(cd "\$(dirname "\$0")/.." && pwd)
+exec "\$here/lib/ld-linux-x86-64.so.2" --library-path "\$here/lib" "\$here/libexec/$name" "\$@"
+WRAP
+  chmod +x "$out/bin/$name"
+done
+# Optional allocators the memory benchmarks preload.
+for lib in /usr/lib/x86_64-linux-gnu/libjemalloc.so.2; do
+  [ -f "$lib" ] && cp -L "$lib" "$out/lib/"
+done
+# Debug info is not needed there and the bundle must stay small to copy.
+strip --strip-debug "$out"/libexec/* "$out"/lib/librocksdb_cuckoo.so
+du -sh "$out"
