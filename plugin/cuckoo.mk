@@ -3,7 +3,7 @@
 # RocksDB's source). Generated from CUCKOO_LIB_SOURCES by
 # plugin/install_in_tree.sh --update-mk; do not edit by hand.
 # Paths are relative to <rocksdb>/plugin/cuckoo.
-cuckoo_SOURCES = plugin/registration.cc table/cuckoo_hash_table_builder.cc table/cuckoo_hash_table_factory.cc table/cuckoo_hash_table_format.cc table/cuckoo_hash_table_iterator.cc table/cuckoo_hash_table_reader.cc table/cuckoo_placement.cc table/pinned_file_memory.cc util/checksum.cc util/key_hash.cc
+cuckoo_SOURCES = cache/jemalloc_arena_allocator.cc cache/jemalloc_arenas.cc cache/jemalloc_runtime.cc cache/memory_report.cc plugin/registration.cc table/cuckoo_hash_table_builder.cc table/cuckoo_hash_table_factory.cc table/cuckoo_hash_table_format.cc table/cuckoo_hash_table_iterator.cc table/cuckoo_hash_table_reader.cc table/cuckoo_placement.cc table/pinned_file_memory.cc util/checksum.cc util/key_hash.cc
 cuckoo_HEADERS = plugin/rocksdb_cuckoo.h table/cuckoo_hash_table.h
 cuckoo_FUNC = register_rocksdb_cuckoo
 cuckoo_LIBS = pthread

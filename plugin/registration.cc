@@ -1,6 +1,8 @@
+#include "cache/jemalloc_arena_allocator.h"
 #include "plugin/rocksdb_cuckoo.h"
 #include "table/cuckoo_hash_table_factory.h"
 
+using ROCKSDB_NAMESPACE::MemoryAllocator;
 using ROCKSDB_NAMESPACE::ObjectLibrary;
 using ROCKSDB_NAMESPACE::TableFactory;
 
@@ -11,6 +13,13 @@ extern "C" int register_rocksdb_cuckoo(ObjectLibrary& library,
       [](const std::string& /*uri*/, std::unique_ptr<TableFactory>* guard,
          std::string* /*errmsg*/) {
         guard->reset(new rocksdb_cuckoo::CuckooHashTableFactory());
+        return guard->get();
+      });
+  library.AddFactory<MemoryAllocator>(
+      rocksdb_cuckoo::JemallocArenaAllocator::kClassName(),
+      [](const std::string& /*uri*/, std::unique_ptr<MemoryAllocator>* guard,
+         std::string* /*errmsg*/) {
+        guard->reset(new rocksdb_cuckoo::JemallocArenaAllocator());
         return guard->get();
       });
   size_t num_types;
