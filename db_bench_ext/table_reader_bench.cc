@@ -152,7 +152,7 @@ void BM_Get(benchmark::State& state, Format format, bool present) {
     value.Reset();
   }
   const uint64_t allocations = g_allocations.load() - allocations_before;
-  if (found != (present ? state.iterations() : 0)) {
+  if (found != static_cast<uint64_t>(present ? state.iterations() : 0)) {
     state.SkipWithError("wrong lookup results");
   }
   state.counters["allocs_per_op"] =

@@ -25,6 +25,13 @@ struct CuckooHashTableOptions {
   // Longest eviction chain tried while placing one key before it goes to the
   // overflow stash (or the table grows).
   uint32_t max_search_depth = 128;
+  // When every entry of a file has the same size and its own user key (the
+  // usual bottommost file), store entries in hash-slot order: a lookup then
+  // loads its bucket and the entries it may point to in one round trip to
+  // memory instead of two. Costs (1/hash_table_ratio - 1) of the data size
+  // in empty slots, and the builder holds the file's data in memory until
+  // it finishes (files over 1 GiB fall back to key order).
+  bool slot_ordered = true;
   // Checksum of every region of the file, verified when the file is opened
   // and by VerifyChecksum(): kXXH3 (default), kCRC32c or kNoChecksum.
   ROCKSDB_NAMESPACE::ChecksumType checksum = ROCKSDB_NAMESPACE::kXXH3;

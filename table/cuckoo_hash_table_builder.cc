@@ -21,6 +21,9 @@ namespace {
 // (by 1/16 each time) and place again, at most kMaxGrowRounds times.
 constexpr size_t kMaxStashBeforeGrowing = 32;
 constexpr int kMaxGrowRounds = 8;
+// Slot ordering keeps the data region in memory until Finish(); beyond this
+// a file is written in key order instead.
+constexpr uint64_t kMaxSlotOrderedBytes = uint64_t{1} << 30;
 // The seed is stored in the file, so it can change without a format bump.
 constexpr uint64_t kHashSeed = 0;
 
@@ -38,6 +41,7 @@ CuckooHashTableBuilder::CuckooHashTableBuilder(
     : ioptions_(tbo.ioptions),
       options_(options),
       file_(file),
+      slot_ordered_(options.slot_ordered),
       region_checksum_(new ChecksumStream(options.checksum)) {
   properties_.num_data_blocks = 1;
   properties_.format_version = kFormatVersion;
@@ -102,7 +106,7 @@ void CuckooHashTableBuilder::Add(const Slice& key, const Slice& value) {
   status_ = ParseInternalKey(key, &parsed, /*log_err_key=*/false);
   if (!status_.ok()) return;
   if (key.size() > UINT32_MAX || value.size() > UINT32_MAX ||
-      offset_ > kMaxEntryOffset) {
+      data_bytes_ > kMaxEntryOffset) {
     status_ = Status::NotSupported(
         "CuckooHashTable: entry or file too large (keys and values < 4 GiB, "
         "data < 256 TiB)");
@@ -116,32 +120,47 @@ void CuckooHashTableBuilder::Add(const Slice& key, const Slice& value) {
     range_dels_.append(key.data(), key.size());
     range_dels_.append(value.data(), value.size());
     properties_.num_range_deletions++;
-    NotifyCollectTableCollectorsOnAdd(key, value, offset_, collectors_,
+    NotifyCollectTableCollectorsOnAdd(key, value, data_bytes_, collectors_,
                                       ioptions_.logger);
     return;
   }
   const Slice& user_key = parsed.user_key;
-  if (entry_offsets_.empty() || user_key != Slice(last_user_key_)) {
+  const bool new_user_key =
+      entry_offsets_.empty() || user_key != Slice(last_user_key_);
+  scratch_.clear();
+  EncodeEntryHeader(static_cast<uint32_t>(key.size()),
+                    static_cast<uint32_t>(value.size()), &scratch_);
+  const uint64_t entry_size = scratch_.size() + key.size() + value.size();
+  if (slot_ordered_ &&
+      (!new_user_key ||
+       (entry_offsets_.size() > 0 && entry_size != slot_entry_size_) ||
+       pending_.size() + entry_size > kMaxSlotOrderedBytes)) {
+    StopSlotOrdering();
+  }
+  slot_entry_size_ = entry_size;
+  if (new_user_key) {
     if (group_offsets_.size() == UINT32_MAX - 1) {
       status_ = Status::NotSupported(
           "CuckooHashTable: more than 2^32-2 user keys in one file");
       return;
     }
-    group_offsets_.push_back(offset_);
+    group_offsets_.push_back(data_bytes_);
     key_hashes_.push_back(HashKey(user_key.data(), user_key.size(), kHashSeed));
     if (options_.identity_as_first_hash) {
       identity_keys_.push_back(IdentityKey(user_key.data(), user_key.size()));
     }
     last_user_key_.assign(user_key.data(), user_key.size());
   }
-  entry_offsets_.push_back(offset_);
-
-  scratch_.clear();
-  EncodeEntryHeader(static_cast<uint32_t>(key.size()),
-                    static_cast<uint32_t>(value.size()), &scratch_);
-  Append(scratch_);
-  Append(key);
-  Append(value);
+  entry_offsets_.push_back(data_bytes_);
+  data_bytes_ += entry_size;
+  if (slot_ordered_) {
+    pending_.append(scratch_).append(key.data(), key.size());
+    pending_.append(value.data(), value.size());
+  } else {
+    Append(scratch_);
+    Append(key);
+    Append(value);
+  }
 
   properties_.num_entries++;
   properties_.raw_key_size += key.size();
@@ -152,15 +171,23 @@ void CuckooHashTableBuilder::Add(const Slice& key, const Slice& value) {
   } else if (parsed.type == kTypeMerge) {
     properties_.num_merge_operands++;
   }
-  NotifyCollectTableCollectorsOnAdd(key, value, offset_, collectors_,
+  NotifyCollectTableCollectorsOnAdd(key, value, data_bytes_, collectors_,
                                     ioptions_.logger);
+}
+
+void CuckooHashTableBuilder::StopSlotOrdering() {
+  // pending_ is the data region so far, in key order, from file offset 0:
+  // writing it out keeps every recorded offset valid.
+  slot_ordered_ = false;
+  Append(pending_);
+  std::string().swap(pending_);
 }
 
 uint64_t CuckooHashTableBuilder::EstimatedFileSize() const {
   // What Finish() will add: order index, ~8/ratio bytes of buckets per key.
   const double per_key =
       kBucketSize / (kSlotsPerBucket * options_.hash_table_ratio);
-  return offset_ + entry_offsets_.size() * 4 +
+  return data_bytes_ + entry_offsets_.size() * 4 +
          static_cast<uint64_t>(group_offsets_.size() * per_key);
 }
 
@@ -191,14 +218,12 @@ void CuckooHashTableBuilder::WriteOrderIndex() {
   }
 }
 
-void CuckooHashTableBuilder::WriteHashIndex() {
+void CuckooHashTableBuilder::PlaceUserKeys() {
   const uint64_t num_keys = group_offsets_.size();
-  layout_.buckets_offset = offset_;
   const double capacity = kSlotsPerBucket * options_.hash_table_ratio;
   uint64_t num_buckets = std::max<uint64_t>(
       1, static_cast<uint64_t>(std::ceil(num_keys / capacity)));
   std::vector<BucketChoice> choices(num_keys);
-  Placement placement;
   for (int round = 0;; round++) {
     if (num_buckets > UINT32_MAX) {
       status_ = Status::NotSupported("CuckooHashTable: too many buckets");
@@ -212,15 +237,53 @@ void CuckooHashTableBuilder::WriteHashIndex() {
       choices[k] = {static_cast<uint32_t>(kh.bucket1),
                     static_cast<uint32_t>(kh.bucket2)};
     }
-    placement = PlaceKeys(choices, static_cast<uint32_t>(num_buckets),
-                          options_.max_search_depth);
-    if (placement.stash.size() <= kMaxStashBeforeGrowing ||
+    placement_ = PlaceKeys(choices, static_cast<uint32_t>(num_buckets),
+                           options_.max_search_depth);
+    if (placement_.stash.size() <= kMaxStashBeforeGrowing ||
         round == kMaxGrowRounds) {
       break;
     }
     num_buckets += num_buckets / 16 + 1;
   }
+  layout_.num_buckets = num_buckets;
+}
 
+void CuckooHashTableBuilder::WriteSlotOrderedData() {
+  // Entry of slot i (stash key j: slot num_slots + j) at i * entry size;
+  // empty slots are zeros. A reader can then locate a bucket's entries from
+  // the hash alone and load them together with the bucket.
+  const uint64_t size = slot_entry_size_;
+  const uint64_t num_slots = layout_.num_buckets * kSlotsPerBucket;
+  const std::string empty(size, '\0');
+  std::string chunk;
+  auto place = [&](uint32_t key, uint64_t slot) {
+    if (key == Placement::kEmpty) {
+      chunk.append(empty);
+    } else {
+      chunk.append(pending_, key * size, size);
+      group_offsets_[key] = entry_offsets_[key] = slot * size;
+    }
+    if (chunk.size() >= (1 << 20)) {
+      Append(chunk);
+      chunk.clear();
+    }
+  };
+  for (uint64_t slot = 0; slot < num_slots; slot++) {
+    place(placement_.slots[slot], slot);
+  }
+  for (uint64_t j = 0; j < placement_.stash.size(); j++) {
+    place(placement_.stash[j], num_slots + j);
+  }
+  Append(chunk);
+  std::string().swap(pending_);
+  layout_.slot_entry_size = size;
+}
+
+void CuckooHashTableBuilder::WriteHashIndex() {
+  layout_.buckets_offset = offset_;
+  const uint64_t num_buckets = layout_.num_buckets;
+  const Placement& placement = placement_;
+  const uint64_t num_keys = group_offsets_.size();
   auto fingerprint = [&](uint32_t key) {
     return LocateKey(key_hashes_[key], 0, false, 1).fingerprint;
   };
@@ -235,7 +298,6 @@ void CuckooHashTableBuilder::WriteHashIndex() {
   }
   Append(Slice(reinterpret_cast<const char*>(buckets.data()),
                num_buckets * kBucketSize));
-  layout_.num_buckets = num_buckets;
   layout_.region_checksum[2] = EndRegion();
 
   layout_.stash_offset = offset_;
@@ -268,6 +330,8 @@ void CuckooHashTableBuilder::WriteHashIndex() {
       std::to_string(placement.in_second_bucket);
   user["rocksdb.cuckoo.stash_size"] = std::to_string(placement.stash.size());
   user["rocksdb.cuckoo.checksum"] = ChecksumName(options_.checksum);
+  user["rocksdb.cuckoo.data_order"] =
+      layout_.slot_entry_size > 0 ? "slot" : "key";
 }
 
 void CuckooHashTableBuilder::WriteMetaBlocks() {
@@ -301,7 +365,15 @@ Status CuckooHashTableBuilder::Finish() {
 
   layout_.num_entries = entry_offsets_.size();
   layout_.num_user_keys = group_offsets_.size();
-  WriteOrderIndex();
+  PlaceUserKeys();
+  if (status_.ok() && slot_ordered_) {
+    if (layout_.num_entries > 0) {
+      WriteSlotOrderedData();
+    } else {
+      StopSlotOrdering();
+    }
+  }
+  if (status_.ok()) WriteOrderIndex();
   if (status_.ok()) WriteHashIndex();
   if (status_.ok()) WriteMetaBlocks();
   if (!status_.ok()) return status_;

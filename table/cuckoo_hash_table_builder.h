@@ -11,6 +11,7 @@
 #include "db/table_properties_collector.h"
 #include "table/cuckoo_hash_table.h"
 #include "table/cuckoo_hash_table_format.h"
+#include "table/cuckoo_placement.h"
 #include "table/format.h"
 #include "table/table_builder.h"
 #include "util/checksum.h"
@@ -31,7 +32,7 @@ class CuckooHashTableBuilder : public ROCKSDB_NAMESPACE::TableBuilder {
   ROCKSDB_NAMESPACE::Status Finish() override;
   void Abandon() override { closed_ = true; }
   uint64_t NumEntries() const override { return properties_.num_entries; }
-  uint64_t FileSize() const override { return offset_; }
+  uint64_t FileSize() const override { return offset_ + pending_.size(); }
   uint64_t EstimatedFileSize() const override;
   ROCKSDB_NAMESPACE::TableProperties GetTableProperties() const override {
     return properties_;
@@ -44,6 +45,10 @@ class CuckooHashTableBuilder : public ROCKSDB_NAMESPACE::TableBuilder {
   void Append(const ROCKSDB_NAMESPACE::Slice& bytes);
   // Finishes the current region: returns its checksum and starts the next.
   uint64_t EndRegion();
+  // Writes the buffered entries in key order and streams the rest.
+  void StopSlotOrdering();
+  void PlaceUserKeys();
+  void WriteSlotOrderedData();
   void WriteOrderIndex();
   void WriteHashIndex();
   void WriteMetaBlocks();
@@ -58,7 +63,14 @@ class CuckooHashTableBuilder : public ROCKSDB_NAMESPACE::TableBuilder {
   ROCKSDB_NAMESPACE::IOStatus io_status_;
   bool closed_ = false;
 
-  uint64_t offset_ = 0;
+  uint64_t offset_ = 0;      // bytes written to the file
+  uint64_t data_bytes_ = 0;  // size of the data region so far
+  // While every entry has the same size and its own user key, the data
+  // region is held in pending_ so Finish() can write it in slot order.
+  bool slot_ordered_;
+  uint64_t slot_entry_size_ = 0;
+  std::string pending_;
+  Placement placement_;
   std::unique_ptr<ChecksumStream> region_checksum_;
   std::string scratch_;
   std::string last_user_key_;

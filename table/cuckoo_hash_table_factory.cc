@@ -62,6 +62,9 @@ const std::unordered_map<std::string, OptionTypeInfo> kOptionTypeInfo = {
      {offsetof(CuckooHashTableOptions, identity_as_first_hash),
       OptionType::kBoolean, OptionVerificationType::kNormal,
       OptionTypeFlags::kNone}},
+    {"slot_ordered",
+     {offsetof(CuckooHashTableOptions, slot_ordered), OptionType::kBoolean,
+      OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
     {"max_search_depth",
      {offsetof(CuckooHashTableOptions, max_search_depth), OptionType::kUInt32T,
       OptionVerificationType::kNormal, OptionTypeFlags::kNone,
@@ -158,9 +161,10 @@ std::string CuckooHashTableFactory::GetPrintableOptions() const {
   char buf[256];
   snprintf(buf, sizeof(buf),
            "  hash_table_ratio: %g\n  identity_as_first_hash: %d\n"
-           "  max_search_depth: %u\n  checksum: %s\n",
+           "  max_search_depth: %u\n  slot_ordered: %d\n  checksum: %s\n",
            options_.hash_table_ratio, options_.identity_as_first_hash,
-           options_.max_search_depth, ChecksumName(options_.checksum));
+           options_.max_search_depth, options_.slot_ordered,
+           ChecksumName(options_.checksum));
   return buf;
 }
 

@@ -25,7 +25,7 @@ void ForEachField(L& layout, F&& f) {
         &layout.num_buckets, &layout.stash_offset, &layout.num_stash,
         &layout.range_del_offset, &layout.range_del_size,
         &layout.num_range_dels, &layout.meta_offset, &layout.meta_size,
-        &layout.properties_size}) {
+        &layout.properties_size, &layout.slot_entry_size}) {
     f(*field);
   }
   for (auto& checksum : layout.region_checksum) f(checksum);
@@ -98,6 +98,13 @@ Status Layout::DecodeFrom(const Slice& input, uint64_t file_size) {
       (order_width == 8 || data_size <= UINT32_MAX);
   if (!regions_in_order) {
     return Status::Corruption("CuckooHashTable: layout regions out of bounds");
+  }
+  if (slot_entry_size > 0 &&
+      (num_user_keys != num_entries || slot_entry_size > data_size ||
+       data_size % slot_entry_size != 0 ||
+       data_size / slot_entry_size !=
+           num_buckets * kSlotsPerBucket + num_stash)) {
+    return Status::Corruption("CuckooHashTable: bad slot-ordered layout");
   }
   return Status::OK();
 }

@@ -4,7 +4,10 @@
 //   +------------------------------------------------------------------+
 //   | data region     entries in internal-key order (as the builder    |
 //   |                 received them); several versions of one user key |
-//   |                 are adjacent, newest first.                       |
+//   |                 are adjacent, newest first. Or, when all entries |
+//   |                 have one size and their own user key, in slot    |
+//   |                 order: slot i at i * size (zeros if empty), then |
+//   |                 the stash keys' entries.                          |
 //   |   entry := varint32 internal_key_size | varint32 value_size |    |
 //   |            internal_key | value                                   |
 //   +------------------------------------------------------------------+
@@ -162,6 +165,8 @@ struct Layout {
   uint64_t meta_offset = 0;  // properties + metaindex blocks
   uint64_t meta_size = 0;
   uint64_t properties_size = 0;  // the metaindex block follows it
+  // Non-zero: the data region is in slot order, every entry this size.
+  uint64_t slot_entry_size = 0;
   // Checksums of: data, order index, buckets, stash, range tombstones,
   // meta blocks.
   uint64_t region_checksum[6] = {0, 0, 0, 0, 0, 0};

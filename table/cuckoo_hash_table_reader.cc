@@ -102,6 +102,7 @@ CuckooHashTableReader::CuckooHashTableReader(const TableReaderOptions& options,
       memory_(memory),
       layout_(layout),
       data_(memory->data()),
+      single_versions_(layout.num_user_keys == layout.num_entries),
       buckets_(reinterpret_cast<const Bucket*>(memory->data() +
                                                layout.buckets_offset)) {}
 
@@ -290,6 +291,15 @@ Status CuckooHashTableReader::Get(const ReadOptions& /*read_options*/,
   // About one key in five lives in its second bucket: loading both lines at
   // once costs bandwidth, not latency, and saves those keys a serial miss.
   __builtin_prefetch(&buckets_[kh.bucket2]);
+  if (layout_.slot_entry_size > 0) {
+    // Slot order: the first bucket's entries are known before the bucket
+    // arrives, so they load in parallel with it.
+    const uint64_t size = layout_.slot_entry_size;
+    const char* entries = data_ + kh.bucket1 * kSlotsPerBucket * size;
+    for (uint32_t slot = 0; slot < kSlotsPerBucket; slot++) {
+      __builtin_prefetch(entries + slot * size);
+    }
+  }
   uint64_t offset;
   if (!FindUserKey(user_key, kh, &offset)) return Status::OK();
   return SaveVersions(offset, user_key, GetInternalKeySeqno(key), get_context);
@@ -382,16 +392,11 @@ InternalIterator* CuckooHashTableReader::NewIterator(
 
 uint64_t CuckooHashTableReader::ApproximateOffsetOf(
     const Slice& key, TableReaderCaller /*caller*/) {
-  // Entry offsets scaled to the whole file, so the last key is near the end.
-  const uint64_t index = LowerBound(key);
-  EntryView entry;
-  uint64_t data_offset = layout_.data_size;
-  if (index < layout_.num_entries && EntryAt(index, &entry)) {
-    data_offset = static_cast<uint64_t>(entry.internal_key.data() - data_);
-  }
-  if (layout_.data_size == 0) return 0;
-  return static_cast<uint64_t>(static_cast<double>(data_offset) /
-                               layout_.data_size * memory_->size());
+  // By position in key order, scaled to the whole file: entry offsets are
+  // not monotonic when the data is in slot order.
+  if (layout_.num_entries == 0) return 0;
+  return static_cast<uint64_t>(static_cast<double>(LowerBound(key)) /
+                               layout_.num_entries * memory_->size());
 }
 
 uint64_t CuckooHashTableReader::ApproximateSize(const Slice& start,
@@ -408,15 +413,18 @@ Status CuckooHashTableReader::ApproximateKeyAnchors(
   constexpr uint64_t kAnchors = 128;
   const uint64_t n = layout_.num_entries;
   const uint64_t count = std::min(kAnchors, n);
+  const double bytes_per_entry = static_cast<double>(memory_->size()) / n;
   uint64_t previous = 0;
   EntryView entry;
   for (uint64_t k = 1; k <= count; k++) {
-    if (!EntryAt(k * n / count - 1, &entry)) {
+    const uint64_t index = k * n / count;
+    if (!EntryAt(index - 1, &entry)) {
       return Status::Corruption("CuckooHashTable: malformed entry");
     }
-    anchors.emplace_back(ExtractUserKey(entry.internal_key),
-                         entry.next_offset - previous);
-    previous = entry.next_offset;
+    anchors.emplace_back(
+        ExtractUserKey(entry.internal_key),
+        static_cast<size_t>((index - previous) * bytes_per_entry));
+    previous = index;
   }
   return Status::OK();
 }

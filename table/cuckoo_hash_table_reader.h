@@ -97,6 +97,8 @@ class CuckooHashTableReader : public ROCKSDB_NAMESPACE::TableReader {
   PinnedFileMemory* const memory_;  // closed (not deleted) by the destructor
   const Layout layout_;
   const char* const data_;
+  // Every user key has one entry: a lookup never reads past it.
+  const bool single_versions_;
   const Bucket* const buckets_;
   std::shared_ptr<const ROCKSDB_NAMESPACE::TableProperties> properties_;
   // Fragmented once at open, shared by every tombstone iterator.

@@ -41,9 +41,10 @@ struct Param {
 
 class CuckooHashTableTest : public ::testing::TestWithParam<Param> {
  protected:
-  std::unique_ptr<TableHarness> Harness() {
+  std::unique_ptr<TableHarness> Harness(bool slot_ordered = true) {
     CuckooHashTableOptions options;
     options.identity_as_first_hash = GetParam().identity;
+    options.slot_ordered = slot_ordered;
     static int counter = 0;
     return std::make_unique<TableHarness>(
         NewCuckooHashTableFactory(options),
@@ -143,7 +144,9 @@ TEST_P(CuckooHashTableTest, ManyKeysAllFoundAndAbsentNotFound) {
   }
   for (int i = 0; i < 20000; i++) {
     std::string key = "absent" + std::to_string(i);
-    if (!model.count(key)) ASSERT_EQ(h->Get(key).state, GetContext::kNotFound);
+    if (!model.count(key)) {
+      ASSERT_EQ(h->Get(key).state, GetContext::kNotFound);
+    }
   }
   auto props = h->reader()->GetTableProperties();
   EXPECT_EQ(props->num_entries, model.size());
@@ -171,6 +174,83 @@ TEST_P(CuckooHashTableTest, EightByteIntegerKeys) {
       ASSERT_EQ(r.value, std::to_string(i / 3));
     } else {
       ASSERT_EQ(r.state, GetContext::kNotFound) << i;
+    }
+  }
+}
+
+// Fixed-size entries, one per user key: the data goes in slot order (or key
+// order when the option is off) and reads the same either way.
+TEST_P(CuckooHashTableTest, FixedSizeEntriesInSlotOrderAndKeyOrder) {
+  for (bool slot_ordered : {true, false}) {
+    auto h = Harness(slot_ordered);
+    Entries entries;
+    for (uint64_t i = 0; i < 20000; i++) {
+      std::string key(16, '\0');
+      const uint64_t scrambled = (i + 1) * 0x9E3779B97F4A7C15ULL;
+      const uint64_t big_endian = __builtin_bswap64(i);
+      memcpy(key.data(), &big_endian, 8);
+      memcpy(key.data() + 8, &scrambled, 8);
+      std::string value(100, static_cast<char>('a' + i % 26));
+      memcpy(value.data(), &i, sizeof(i));
+      entries.emplace_back(InternalKeyOf(key, 0, kTypeValue), value);
+    }
+    ASSERT_OK(h->Build(entries));
+    auto props = h->reader()->GetTableProperties();
+    EXPECT_EQ(props->user_collected_properties.at("rocksdb.cuckoo.data_order"),
+              slot_ordered ? "slot" : "key");
+    for (auto& [ikey, value] : entries) {
+      auto r = h->Get(ExtractUserKey(ikey));
+      ASSERT_EQ(r.state, GetContext::kFound);
+      ASSERT_EQ(r.value, value);
+    }
+    EXPECT_EQ(h->Get(std::string(16, '\xff')).state, GetContext::kNotFound);
+    std::sort(entries.begin(), entries.end(), [&](auto& a, auto& b) {
+      return h->icomp().Compare(a.first, b.first) < 0;
+    });
+    auto it = Iter(h.get());
+    EXPECT_EQ(ScanForward(it.get()), entries);
+    EXPECT_EQ(ScanBackward(it.get()), entries);
+    it->Seek(entries[777].first);
+    ASSERT_TRUE(it->Valid());
+    EXPECT_EQ(it->value().ToString(), entries[777].second);
+    uint64_t previous = 0;
+    for (size_t i = 0; i < entries.size(); i += 1000) {
+      const uint64_t offset = h->reader()->ApproximateOffsetOf(
+          entries[i].first, TableReaderCaller::kUserApproximateSize);
+      EXPECT_GE(offset, previous);
+      previous = offset;
+    }
+  }
+}
+
+// A second version of a key (or a different entry size) midway turns slot
+// ordering off for the file; the entries already buffered stay correct.
+TEST_P(CuckooHashTableTest, SlotOrderFallsBackToKeyOrder) {
+  for (bool second_version : {true, false}) {
+    auto h = Harness();
+    Entries entries;
+    for (int i = 0; i < 500; i++) {
+      char key[16];
+      snprintf(key, sizeof(key), "key%05d", i);
+      entries.emplace_back(InternalKeyOf(key, 5, kTypeValue),
+                           "value-of-size-17");
+    }
+    if (second_version) {
+      entries.emplace_back(InternalKeyOf("key00250", 3, kTypeValue),
+                           "older-value-size1");
+    } else {
+      entries.emplace_back(InternalKeyOf("key00250x", 5, kTypeValue), "v");
+    }
+    ASSERT_OK(h->Build(entries));
+    EXPECT_EQ(h->reader()->GetTableProperties()->user_collected_properties.at(
+                  "rocksdb.cuckoo.data_order"),
+              "key");
+    EXPECT_EQ(h->Get("key00250").value, "value-of-size-17");
+    EXPECT_EQ(h->Get("key00499").value, "value-of-size-17");
+    if (second_version) {
+      EXPECT_EQ(h->Get("key00250", 4).value, "older-value-size1");
+    } else {
+      EXPECT_EQ(h->Get("key00250x").value, "v");
     }
   }
 }
