@@ -1,8 +1,10 @@
 #include "cache/jemalloc_arena_allocator.h"
+#include "memtable/striped_hash_memtable.h"
 #include "plugin/rocksdb_cuckoo.h"
 #include "table/cuckoo_hash_table_factory.h"
 
 using ROCKSDB_NAMESPACE::MemoryAllocator;
+using ROCKSDB_NAMESPACE::MemTableRepFactory;
 using ROCKSDB_NAMESPACE::ObjectLibrary;
 using ROCKSDB_NAMESPACE::TableFactory;
 
@@ -20,6 +22,13 @@ extern "C" int register_rocksdb_cuckoo(ObjectLibrary& library,
       [](const std::string& /*uri*/, std::unique_ptr<MemoryAllocator>* guard,
          std::string* /*errmsg*/) {
         guard->reset(new rocksdb_cuckoo::JemallocArenaAllocator());
+        return guard->get();
+      });
+  library.AddFactory<MemTableRepFactory>(
+      rocksdb_cuckoo::kStripedHashMemTableName,
+      [](const std::string& /*uri*/,
+         std::unique_ptr<MemTableRepFactory>* guard, std::string* /*errmsg*/) {
+        guard->reset(new rocksdb_cuckoo::StripedHashMemTableFactory());
         return guard->get();
       });
   size_t num_types;

@@ -1,0 +1,99 @@
+// The striped_hash memtable's hash index: an open-addressing array of 64-bit
+// slots, one per user key, each pointing at the newest HashNode of that key.
+//
+//   slot = tag (16 high bits of the hash) << 48 | node address (48 bits)
+//
+// A lookup hashes the user key, starts at slot (hash & mask) and probes
+// linearly; the tag skips foreign keys without touching their nodes, so a
+// miss usually reads one cache line of slots and a hit one more for the node.
+// Slots only ever go from empty to a key, and then only to newer heads of
+// the same key, so readers need no locks.
+//
+// Inserts claim an empty slot or link into the key's version chain with
+// compare-and-swap, from any number of threads. When the share of used slots
+// passes max_load_factor the array doubles: the growing thread pauses
+// writers (ResizeGate), rehashes into a new array, publishes it, and frees
+// the old one after a grace period for readers.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "memtable/hash_node.h"
+#include "memtable/resize_gate.h"
+#include "rocksdb/slice.h"
+#include "util/striped_counters.h"
+
+namespace rocksdb_cuckoo {
+
+class HashSlotIndex {
+ public:
+  HashSlotIndex(uint64_t initial_slots, double max_load_factor);
+  ~HashSlotIndex();
+  HashSlotIndex(const HashSlotIndex&) = delete;
+  HashSlotIndex& operator=(const HashSlotIndex&) = delete;
+
+  struct InsertResult {
+    bool inserted = false;  // false: an entry with this key and packed exists
+    bool new_key = false;   // the entry is its user key's first
+    bool grew = false;      // this insert doubled the index
+    uint32_t probes = 0;    // slots inspected
+  };
+  // `key` is node's decoded key. Safe to call from several threads at once.
+  InsertResult Insert(HashNode* node, const EntryKey& key);
+
+  struct FindResult {
+    HashNode* head = nullptr;  // newest entry of the user key, or null
+    uint32_t probes = 0;       // slots inspected
+    uint32_t tag_collisions = 0;
+  };
+  // Safe to call concurrently with anything.
+  FindResult Find(const ROCKSDB_NAMESPACE::Slice& user_key);
+
+  // Appends the newest entry of every user key, in slot order.
+  void CollectHeads(std::vector<HashNode*>* heads);
+
+  // Entries inserted so far. With acquire ordering, every entry counted was
+  // fully linked before the count was read.
+  uint64_t NumEntries() const {
+    return counts_.Sum(kEntries, std::memory_order_acquire);
+  }
+  uint64_t NumKeys() const { return counts_.Sum(kKeys); }
+  size_t NumSlots() const { return slots_.load(std::memory_order_relaxed); }
+  // Slot array and counter memory (nodes live in the memtable's arena).
+  size_t MemoryUsage() const {
+    return NumSlots() * sizeof(uint64_t) + counts_.MemoryUsage() +
+           gate_.MemoryUsage();
+  }
+
+ private:
+  struct SlotArray;
+  enum Count : size_t { kKeys, kEntries, kNumCounts };
+
+  SlotArray* NewSlotArray(size_t num_slots) const;
+  static void DeleteSlotArray(SlotArray* array);
+
+  // Links node in; false when no slot is free (nothing was changed).
+  bool TryInsert(SlotArray* array, HashNode* node, uint64_t hash,
+                 const EntryKey& key, InsertResult* result);
+  // Links node into the version chain whose head `slot` holds (value
+  // `seen`); false if an entry with the same packed value is there.
+  static bool LinkVersion(std::atomic<uint64_t>* slot, uint64_t seen,
+                          HashNode* node, uint64_t packed);
+  // Doubles `seen` unless another thread already replaced it; true if this
+  // call did.
+  bool Grow(SlotArray* seen);
+
+  const double max_load_factor_;
+  std::atomic<SlotArray*> array_;
+  std::atomic<size_t> slots_{0};
+  std::mutex grow_mutex_;
+  ResizeGate gate_;
+  // Per-CPU counts of user keys in the current array and of all entries.
+  StripedCounters counts_;
+};
+
+}  // namespace rocksdb_cuckoo

@@ -1,0 +1,72 @@
+#include "memtable/resize_gate.h"
+
+#include <thread>
+
+namespace rocksdb_cuckoo {
+
+namespace {
+
+// Waits are rare (one per index doubling) and short (a reader's lookup, or a
+// writer's single insert), so a few spins then yielding is enough.
+template <class Done>
+void SpinUntil(Done done) {
+  for (int spins = 0; !done(); ++spins) {
+    if (spins >= 64) std::this_thread::yield();
+  }
+}
+
+}  // namespace
+
+ResizeGate::ResizeGate(const CpuTopology& topology)
+    : counters_(kNumCounters, StripeMode::kCore, topology) {}
+
+ResizeGate::Ticket ResizeGate::EnterRead() {
+  const size_t stripe = counters_.LocalIndex();
+  const size_t counter =
+      kReaders0 + (epoch_.load(std::memory_order_relaxed) & 1);
+  counters_.At(stripe)[counter].fetch_add(1, std::memory_order_seq_cst);
+  return {static_cast<uint32_t>(stripe), static_cast<uint32_t>(counter)};
+}
+
+ResizeGate::Ticket ResizeGate::EnterWrite() {
+  for (;;) {
+    const size_t stripe = counters_.LocalIndex();
+    std::atomic<uint64_t>& writers = counters_.At(stripe)[kWriters];
+    writers.fetch_add(1, std::memory_order_seq_cst);
+    if (!exclusive_.load(std::memory_order_seq_cst)) {
+      return {static_cast<uint32_t>(stripe), kWriters};
+    }
+    writers.fetch_sub(1, std::memory_order_release);
+    SpinUntil([this] { return !exclusive_.load(std::memory_order_acquire); });
+  }
+}
+
+void ResizeGate::BeginExclusive() {
+  exclusive_.store(true, std::memory_order_seq_cst);
+  WaitForZero(kWriters);
+}
+
+void ResizeGate::EndExclusive() {
+  exclusive_.store(false, std::memory_order_release);
+}
+
+void ResizeGate::WaitForReaders() {
+  // A reader may have read the epoch before a flip and registered after it,
+  // under the old parity; one flip-and-drain would miss it if it came from
+  // an earlier grace period. Draining both parities, each right after a flip
+  // that sends newcomers to the other one, catches every early reader while
+  // newcomers cannot keep the drain waiting forever.
+  for (int round = 0; round < 2; ++round) {
+    const uint64_t old_epoch = epoch_.fetch_add(1, std::memory_order_seq_cst);
+    WaitForZero(kReaders0 + (old_epoch & 1));
+  }
+}
+
+void ResizeGate::WaitForZero(size_t counter) const {
+  for (size_t s = 0; s < counters_.num_stripes(); ++s) {
+    std::atomic<uint64_t>& count = counters_.At(s)[counter];
+    SpinUntil([&count] { return count.load(std::memory_order_seq_cst) == 0; });
+  }
+}
+
+}  // namespace rocksdb_cuckoo

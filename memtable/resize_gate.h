@@ -1,0 +1,96 @@
+// Lets one thread replace a shared structure (the hash index's slot array)
+// while others read and write it, with no shared cache line on the fast
+// paths: every counter below is striped per CPU.
+//
+//  - Readers never wait. They register in one of two reader counts (chosen
+//    by an epoch's parity) before loading the structure's pointer and leave
+//    after their last access; WaitForReaders() is a grace period after which
+//    no reader still holds a pointer loaded before it started, so the old
+//    structure can be freed.
+//  - Writers register before loading the pointer and wait only while a
+//    replacement is in progress. BeginExclusive() turns new writers away and
+//    waits for those inside to leave, so the replacement copies a quiescent
+//    structure.
+//
+// Every registration is a read-modify-write on the caller's CPU stripe,
+// followed by a sequentially consistent load, and the replacing thread's
+// scans are sequentially consistent too: either it sees the registration, or
+// the registered thread sees its new pointer (or its exclusive flag).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "util/striped_counters.h"
+
+namespace rocksdb_cuckoo {
+
+class ResizeGate {
+ public:
+  // Where a registration was counted; hand it back on leaving.
+  struct Ticket {
+    uint32_t stripe;
+    uint32_t counter;
+  };
+
+  explicit ResizeGate(const CpuTopology& topology = CpuTopology::System());
+
+  Ticket EnterRead();
+  void ExitRead(Ticket ticket) {
+    counters_.At(ticket.stripe)[ticket.counter].fetch_sub(
+        1, std::memory_order_release);
+  }
+
+  // Waits while a replacement is in progress.
+  Ticket EnterWrite();
+  void ExitWrite(Ticket ticket) { ExitRead(ticket); }
+
+  // For the single replacing thread (callers serialize with their own
+  // mutex), which must not itself be registered as a writer.
+  void BeginExclusive();
+  void EndExclusive();
+  // Returns once every reader that registered before the call has left.
+  void WaitForReaders();
+
+  size_t MemoryUsage() const { return counters_.MemoryUsage(); }
+
+ private:
+  enum Counter : size_t { kReaders0, kReaders1, kWriters, kNumCounters };
+
+  // Spins, then yields, until the counter reads zero on every stripe.
+  void WaitForZero(size_t counter) const;
+
+  StripedCounters counters_;
+  std::atomic<uint64_t> epoch_{0};
+  std::atomic<bool> exclusive_{false};
+};
+
+// RAII registrations.
+class ReadScope {
+ public:
+  explicit ReadScope(ResizeGate* gate)
+      : gate_(gate), ticket_(gate->EnterRead()) {}
+  ~ReadScope() { gate_->ExitRead(ticket_); }
+  ReadScope(const ReadScope&) = delete;
+  ReadScope& operator=(const ReadScope&) = delete;
+
+ private:
+  ResizeGate* gate_;
+  ResizeGate::Ticket ticket_;
+};
+
+class WriteScope {
+ public:
+  explicit WriteScope(ResizeGate* gate)
+      : gate_(gate), ticket_(gate->EnterWrite()) {}
+  ~WriteScope() { gate_->ExitWrite(ticket_); }
+  WriteScope(const WriteScope&) = delete;
+  WriteScope& operator=(const WriteScope&) = delete;
+
+ private:
+  ResizeGate* gate_;
+  ResizeGate::Ticket ticket_;
+};
+
+}  // namespace rocksdb_cuckoo

@@ -1,0 +1,141 @@
+#include "memtable/striped_hash_iterator.h"
+
+#include <utility>
+
+namespace rocksdb_cuckoo {
+
+namespace {
+
+using ROCKSDB_NAMESPACE::Slice;
+
+// A flush or scan visits heads in key order but in random memory order:
+// fetch this many heads ahead, both lines of a typical small entry.
+constexpr size_t kPrefetchDistance = 6;
+
+HashNode* NextOf(const HashNode* node) {
+  return node->next.load(std::memory_order_acquire);
+}
+
+HashNode* LastOfChain(HashNode* node) {
+  for (HashNode* next = NextOf(node); next != nullptr; next = NextOf(next)) {
+    node = next;
+  }
+  return node;
+}
+
+}  // namespace
+
+StripedHashIterator::StripedHashIterator(std::shared_ptr<const SortedView> view,
+                                         const KeyComparator& comparator)
+    : view_(std::move(view)), comparator_(comparator) {}
+
+void StripedHashIterator::ToHead(size_t index) {
+  index_ = index;
+  if (index >= view_->size()) {
+    node_ = nullptr;
+    return;
+  }
+  node_ = view_->head(index);
+  if (index + kPrefetchDistance < view_->size()) {
+    const char* ahead =
+        reinterpret_cast<const char*>(view_->head(index + kPrefetchDistance));
+    __builtin_prefetch(ahead);
+    __builtin_prefetch(ahead + 64);
+  }
+}
+
+void StripedHashIterator::Next() {
+  HashNode* next = NextOf(node_);
+  if (next != nullptr) {
+    node_ = next;
+  } else {
+    ToHead(index_ + 1);
+  }
+}
+
+void StripedHashIterator::Prev() {
+  HashNode* head = view_->head(index_);
+  if (node_ != head) {
+    // Chains are singly linked and short: find the predecessor from the
+    // head. node_ stays reachable because entries are never unlinked.
+    HashNode* prev = head;
+    for (HashNode* next = NextOf(prev); next != node_; next = NextOf(next)) {
+      prev = next;
+    }
+    node_ = prev;
+  } else if (index_ == 0) {
+    node_ = nullptr;
+  } else {
+    --index_;
+    node_ = LastOfChain(view_->head(index_));
+  }
+}
+
+const char* StripedHashIterator::Target(const Slice& internal_key,
+                                        const char* memtable_key) {
+  return memtable_key != nullptr ? memtable_key
+                                 : EncodeMemtableKey(internal_key, &scratch_);
+}
+
+void StripedHashIterator::Seek(const Slice& internal_key,
+                               const char* memtable_key) {
+  const char* target = Target(internal_key, memtable_key);
+  const size_t index = view_->LowerBound(target);
+  if (index > 0) {
+    // The head before `index` is < target, but when it has the target's
+    // user key its older versions may be >= target. Within one user key the
+    // order is packed descending.
+    const EntryKey key = DecodeEntryKey(target);
+    HashNode* head = view_->head(index - 1);
+    if (DecodeEntryKey(head->entry()).user_key == key.user_key) {
+      for (HashNode* node = NextOf(head); node != nullptr;
+           node = NextOf(node)) {
+        if (PackedOf(node) <= key.packed) {
+          index_ = index - 1;
+          node_ = node;
+          return;
+        }
+      }
+    }
+  }
+  ToHead(index);
+}
+
+void StripedHashIterator::SeekForPrev(const Slice& internal_key,
+                                      const char* memtable_key) {
+  const char* target = Target(internal_key, memtable_key);
+  const size_t index = view_->UpperBound(target);
+  if (index == 0) {
+    index_ = 0;
+    node_ = nullptr;
+    return;
+  }
+  // The head at index - 1 is <= target. Its older versions are too unless
+  // it has the target's user key; then stop before the first one > target.
+  index_ = index - 1;
+  HashNode* node = view_->head(index_);
+  const EntryKey key = DecodeEntryKey(target);
+  if (DecodeEntryKey(node->entry()).user_key != key.user_key) {
+    node_ = LastOfChain(node);
+    return;
+  }
+  for (HashNode* next = NextOf(node);
+       next != nullptr && PackedOf(next) >= key.packed; next = NextOf(next)) {
+    node = next;
+  }
+  node_ = node;
+}
+
+void StripedHashIterator::SeekToFirst() { ToHead(0); }
+
+void StripedHashIterator::SeekToLast() {
+  if (view_->size() == 0) {
+    index_ = 0;
+    node_ = nullptr;
+    return;
+  }
+  index_ = view_->size() - 1;
+  node_ = LastOfChain(view_->head(index_));
+}
+
+}  // namespace rocksdb_cuckoo

@@ -1,0 +1,47 @@
+// MemTableRep::Iterator over a SortedView: heads in user-key order, each
+// followed by its older versions along the chain. Seek and SeekForPrev
+// binary-search the heads, then walk one chain.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "memtable/sorted_view.h"
+#include "rocksdb/memtablerep.h"
+
+namespace rocksdb_cuckoo {
+
+class StripedHashIterator : public ROCKSDB_NAMESPACE::MemTableRep::Iterator {
+ public:
+  using KeyComparator = ROCKSDB_NAMESPACE::MemTableRep::KeyComparator;
+
+  StripedHashIterator(std::shared_ptr<const SortedView> view,
+                      const KeyComparator& comparator);
+
+  bool Valid() const override { return node_ != nullptr; }
+  const char* key() const override { return node_->entry(); }
+  void Next() override;
+  void Prev() override;
+  void Seek(const ROCKSDB_NAMESPACE::Slice& internal_key,
+            const char* memtable_key) override;
+  void SeekForPrev(const ROCKSDB_NAMESPACE::Slice& internal_key,
+                   const char* memtable_key) override;
+  void SeekToFirst() override;
+  void SeekToLast() override;
+
+ private:
+  // Positions on head `index` (invalid past the end) and prefetches the
+  // heads a scan will need next.
+  void ToHead(size_t index);
+  const char* Target(const ROCKSDB_NAMESPACE::Slice& internal_key,
+                     const char* memtable_key);
+
+  std::shared_ptr<const SortedView> view_;
+  const KeyComparator& comparator_;
+  size_t index_ = 0;          // view position of node_'s user key
+  HashNode* node_ = nullptr;  // current entry; null when invalid
+  std::string scratch_;       // encoded seek target
+};
+
+}  // namespace rocksdb_cuckoo

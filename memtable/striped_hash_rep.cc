@@ -1,0 +1,207 @@
+#include "memtable/striped_hash_rep.h"
+
+#include <chrono>
+#include <cstring>
+#include <new>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "db/dbformat.h"
+#include "db/memtable.h"
+#include "memory/allocator.h"
+#include "memory/arena.h"
+#include "memtable/striped_hash_iterator.h"
+#include "memtable/striped_hash_stats.h"
+#include "rocksdb/comparator.h"
+
+namespace rocksdb_cuckoo {
+
+using namespace ROCKSDB_NAMESPACE;
+
+namespace {
+
+// RocksDB hands every rep a MemTable::KeyComparator; through it we learn the
+// user comparator, and with a (reverse) bytewise one the view can radix-sort.
+KeyOrder DetectKeyOrder(const MemTableRep::KeyComparator& comparator) {
+  const auto* memtable_comparator =
+      dynamic_cast<const MemTable::KeyComparator*>(&comparator);
+  if (memtable_comparator == nullptr) return KeyOrder::kOther;
+  const Comparator* user = memtable_comparator->comparator.user_comparator();
+  if (user->timestamp_size() != 0) return KeyOrder::kOther;
+  if (strcmp(user->Name(), BytewiseComparator()->Name()) == 0) {
+    return KeyOrder::kBytewise;
+  }
+  if (strcmp(user->Name(), ReverseBytewiseComparator()->Name()) == 0) {
+    return KeyOrder::kReverseBytewise;
+  }
+  return KeyOrder::kOther;
+}
+
+HashNode* NextOf(const HashNode* node) {
+  return node->next.load(std::memory_order_acquire);
+}
+
+}  // namespace
+
+StripedHashRep::StripedHashRep(const KeyComparator& comparator,
+                               Allocator* allocator,
+                               const StripedHashMemTableOptions& options,
+                               std::shared_ptr<StripedCounters> stats)
+    : MemTableRep(allocator),
+      comparator_(comparator),
+      order_(DetectKeyOrder(comparator)),
+      stats_(std::move(stats)),
+      index_(options.bucket_count, options.max_load_factor) {
+  stats_->Add(kStatMemtables, 1);
+}
+
+KeyHandle StripedHashRep::Allocate(const size_t len, char** buf) {
+  char* memory = allocator_->AllocateAligned(sizeof(HashNode) + len);
+  HashNode* node = new (memory) HashNode();
+  *buf = node->entry();
+  return node;
+}
+
+bool StripedHashRep::InsertEntry(KeyHandle handle) {
+  HashNode* node = static_cast<HashNode*>(handle);
+  const EntryKey key = DecodeEntryKey(node->entry());
+  const HashSlotIndex::InsertResult result = index_.Insert(node, key);
+
+  const StripedCounters::Stripe stripe = stats_->Local();
+  stripe.Add(kStatInsertProbes, result.probes);
+  if (result.grew) stripe.Add(kStatResizes, 1);
+  if (!result.inserted) {
+    stripe.Add(kStatDuplicates, 1);
+    return false;
+  }
+  stripe.Add(kStatInserts, 1);
+  stripe.Add(kStatInsertBytes, EntryPayloadBytes(key));
+  if (result.new_key) stripe.Add(kStatNewKeys, 1);
+  switch (static_cast<ValueType>(key.packed & 0xff)) {
+    case kTypeDeletion:
+    case kTypeSingleDeletion:
+    case kTypeDeletionWithTimestamp:
+      stripe.Add(kStatDeletes, 1);
+      break;
+    case kTypeMerge:
+      stripe.Add(kStatMerges, 1);
+      break;
+    default:
+      break;
+  }
+  return true;
+}
+
+bool StripedHashRep::Contains(const char* key) const {
+  const EntryKey target = DecodeEntryKey(key);
+  const HashSlotIndex::FindResult found = index_.Find(target.user_key);
+  const StripedCounters::Stripe stripe = stats_->Local();
+  stripe.Add(found.head != nullptr ? kStatHits : kStatMisses, 1);
+  stripe.Add(kStatLookupProbes, found.probes);
+  if (found.tag_collisions != 0) {
+    stripe.Add(kStatTagCollisions, found.tag_collisions);
+  }
+  // Versions are newest (largest packed) first.
+  for (const HashNode* node = found.head; node != nullptr;
+       node = NextOf(node)) {
+    const uint64_t packed = PackedOf(node);
+    if (packed <= target.packed) return packed == target.packed;
+  }
+  return false;
+}
+
+void StripedHashRep::Get(const LookupKey& key, void* callback_args,
+                         bool (*callback_func)(void* arg, const char* entry)) {
+  const EntryKey target = DecodeEntryKey(key.memtable_key().data());
+  const HashSlotIndex::FindResult found = index_.Find(target.user_key);
+  const StripedCounters::Stripe stripe = stats_->Local();
+  stripe.Add(found.head != nullptr ? kStatHits : kStatMisses, 1);
+  stripe.Add(kStatLookupProbes, found.probes);
+  if (found.tag_collisions != 0) {
+    stripe.Add(kStatTagCollisions, found.tag_collisions);
+  }
+  // Like a skip list Seek to the lookup key: skip versions newer than the
+  // lookup's sequence, then hand out the rest newest first.
+  HashNode* node = found.head;
+  while (node != nullptr && PackedOf(node) > target.packed) {
+    node = NextOf(node);
+  }
+  for (; node != nullptr; node = NextOf(node)) {
+    if (!callback_func(callback_args, node->entry())) return;
+  }
+}
+
+std::shared_ptr<const SortedView> StripedHashRep::CurrentView() {
+  std::lock_guard<std::mutex> lock(view_mutex_);
+  // Read the count first: every entry it includes is linked, so the view
+  // built below has it.
+  const uint64_t entries = index_.NumEntries();
+  if (view_ == nullptr || view_entries_ != entries) {
+    std::vector<HashNode*> heads;
+    heads.reserve(static_cast<size_t>(index_.NumKeys()) + 16);
+    index_.CollectHeads(&heads);
+    view_ = std::make_shared<const SortedView>(std::move(heads), comparator_,
+                                               order_);
+    view_entries_ = entries;
+    view_bytes_.store(view_->MemoryUsage(), std::memory_order_relaxed);
+    stats_->Add(kStatSorts, 1);
+  }
+  return view_;
+}
+
+MemTableRep::Iterator* StripedHashRep::GetIterator(Arena* arena) {
+  std::shared_ptr<const SortedView> view = CurrentView();
+  void* memory = arena != nullptr
+                     ? arena->AllocateAligned(sizeof(StripedHashIterator))
+                     : ::operator new(sizeof(StripedHashIterator));
+  return new (memory) StripedHashIterator(std::move(view), comparator_);
+}
+
+uint64_t StripedHashRep::ApproximateNumEntries(const Slice& start_ikey,
+                                               const Slice& end_ikey) {
+  const std::shared_ptr<const SortedView> view = CurrentView();
+  if (view->size() == 0) return 0;
+  std::string start;
+  std::string end;
+  const size_t first = view->LowerBound(EncodeMemtableKey(start_ikey, &start));
+  const size_t last = view->LowerBound(EncodeMemtableKey(end_ikey, &end));
+  if (last <= first) return 0;
+  // The view counts user keys; scale by the average number of versions.
+  return (last - first) * index_.NumEntries() / view->size();
+}
+
+void StripedHashRep::UniqueRandomSample(
+    const uint64_t num_entries, const uint64_t target_sample_size,
+    std::unordered_set<const char*>* entries) {
+  entries->clear();
+  if (num_entries == 0 || target_sample_size == 0) return;
+  // Selection sampling over the ordered entries: each is taken with
+  // probability needed / remaining, which yields a uniform sample without
+  // duplicates in one pass.
+  std::mt19937_64 random(static_cast<uint64_t>(
+      std::chrono::steady_clock::now().time_since_epoch().count()));
+  StripedHashIterator iter(CurrentView(), comparator_);
+  uint64_t seen = 0;
+  uint64_t needed = target_sample_size;
+  for (iter.SeekToFirst(); iter.Valid() && needed > 0 && seen < num_entries;
+       iter.Next(), ++seen) {
+    if (random() % (num_entries - seen) < needed) {
+      entries->insert(iter.key());
+      --needed;
+    }
+  }
+}
+
+size_t StripedHashRep::ApproximateMemoryUsage() {
+  return index_.MemoryUsage() + view_bytes_.load(std::memory_order_relaxed);
+}
+
+void StripedHashRep::MarkFlushed() {
+  std::lock_guard<std::mutex> lock(view_mutex_);
+  view_.reset();
+  view_bytes_.store(0, std::memory_order_relaxed);
+}
+
+}  // namespace rocksdb_cuckoo

@@ -1,0 +1,97 @@
+// The striped_hash MemTableRep: entries live in the memtable's arena as
+// HashNodes, a HashSlotIndex finds a user key's version chain for Get and
+// Contains, and iterators (flush included) walk a SortedView built on demand
+// and shared until the next insert.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_set>
+
+#include "memtable/hash_slot_index.h"
+#include "memtable/sorted_view.h"
+#include "memtable/striped_hash_memtable.h"
+#include "rocksdb/memtablerep.h"
+#include "util/striped_counters.h"
+
+namespace rocksdb_cuckoo {
+
+class StripedHashRep : public ROCKSDB_NAMESPACE::MemTableRep {
+ public:
+  StripedHashRep(const KeyComparator& comparator,
+                 ROCKSDB_NAMESPACE::Allocator* allocator,
+                 const StripedHashMemTableOptions& options,
+                 std::shared_ptr<StripedCounters> stats);
+
+  ROCKSDB_NAMESPACE::KeyHandle Allocate(const size_t len, char** buf) override;
+
+  // All insert flavours are one operation: the index is safe for concurrent
+  // writers, and hints do not apply to a hash index.
+  void Insert(ROCKSDB_NAMESPACE::KeyHandle handle) override {
+    InsertEntry(handle);
+  }
+  bool InsertKey(ROCKSDB_NAMESPACE::KeyHandle handle) override {
+    return InsertEntry(handle);
+  }
+  void InsertWithHint(ROCKSDB_NAMESPACE::KeyHandle handle,
+                      void** /*hint*/) override {
+    InsertEntry(handle);
+  }
+  bool InsertKeyWithHint(ROCKSDB_NAMESPACE::KeyHandle handle,
+                         void** /*hint*/) override {
+    return InsertEntry(handle);
+  }
+  void InsertConcurrently(ROCKSDB_NAMESPACE::KeyHandle handle) override {
+    InsertEntry(handle);
+  }
+  bool InsertKeyConcurrently(ROCKSDB_NAMESPACE::KeyHandle handle) override {
+    return InsertEntry(handle);
+  }
+  void InsertWithHintConcurrently(ROCKSDB_NAMESPACE::KeyHandle handle,
+                                  void** /*hint*/) override {
+    InsertEntry(handle);
+  }
+  bool InsertKeyWithHintConcurrently(ROCKSDB_NAMESPACE::KeyHandle handle,
+                                     void** /*hint*/) override {
+    return InsertEntry(handle);
+  }
+
+  bool Contains(const char* key) const override;
+  void Get(const ROCKSDB_NAMESPACE::LookupKey& key, void* callback_args,
+           bool (*callback_func)(void* arg, const char* entry)) override;
+
+  uint64_t ApproximateNumEntries(
+      const ROCKSDB_NAMESPACE::Slice& start_ikey,
+      const ROCKSDB_NAMESPACE::Slice& end_ikey) override;
+  void UniqueRandomSample(const uint64_t num_entries,
+                          const uint64_t target_sample_size,
+                          std::unordered_set<const char*>* entries) override;
+  size_t ApproximateMemoryUsage() override;
+
+  // The flushed memtable may live on for readers; the view is rebuilt if
+  // one of them iterates.
+  void MarkFlushed() override;
+
+  Iterator* GetIterator(ROCKSDB_NAMESPACE::Arena* arena = nullptr) override;
+
+ private:
+  bool InsertEntry(ROCKSDB_NAMESPACE::KeyHandle handle);
+  // The sorted view of everything inserted so far (cached).
+  std::shared_ptr<const SortedView> CurrentView();
+
+  const KeyComparator& comparator_;
+  const KeyOrder order_;
+  const std::shared_ptr<StripedCounters> stats_;
+  // Find() registers with the index's gate, so lookups mutate counters even
+  // through the const Contains().
+  mutable HashSlotIndex index_;
+
+  std::mutex view_mutex_;
+  std::shared_ptr<const SortedView> view_;  // guarded by view_mutex_
+  uint64_t view_entries_ = 0;               // NumEntries() it was built at
+  std::atomic<size_t> view_bytes_{0};
+};
+
+}  // namespace rocksdb_cuckoo

@@ -1,0 +1,68 @@
+#include "memtable/striped_hash_stats.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace rocksdb_cuckoo {
+
+StripeMode ToStripeMode(StatsStripeMode mode) {
+  switch (mode) {
+    case StatsStripeMode::kCore:
+      return StripeMode::kCore;
+    case StatsStripeMode::kNone:
+      return StripeMode::kNone;
+    case StatsStripeMode::kLlc:
+      break;
+  }
+  return StripeMode::kLlc;
+}
+
+StripedHashMemTableStats ReadStats(const StripedCounters& counters) {
+  StripedHashMemTableStats stats;
+  stats.memtables = counters.Sum(kStatMemtables);
+  stats.inserts = counters.Sum(kStatInserts);
+  stats.insert_bytes = counters.Sum(kStatInsertBytes);
+  stats.deletes = counters.Sum(kStatDeletes);
+  stats.merges = counters.Sum(kStatMerges);
+  stats.new_keys = counters.Sum(kStatNewKeys);
+  stats.duplicates = counters.Sum(kStatDuplicates);
+  stats.insert_probes = counters.Sum(kStatInsertProbes);
+  stats.hits = counters.Sum(kStatHits);
+  stats.misses = counters.Sum(kStatMisses);
+  stats.lookup_probes = counters.Sum(kStatLookupProbes);
+  stats.tag_collisions = counters.Sum(kStatTagCollisions);
+  stats.resizes = counters.Sum(kStatResizes);
+  stats.sorts = counters.Sum(kStatSorts);
+  stats.stripes = counters.num_stripes();
+  switch (counters.mode()) {
+    case StripeMode::kLlc:
+      stats.stripe_mode = StatsStripeMode::kLlc;
+      break;
+    case StripeMode::kCore:
+      stats.stripe_mode = StatsStripeMode::kCore;
+      break;
+    case StripeMode::kNone:
+      stats.stripe_mode = StatsStripeMode::kNone;
+      break;
+  }
+  return stats;
+}
+
+std::string StripedHashMemTableStats::ToString() const {
+  static const char* const kModeNames[] = {"llc", "core", "none"};
+  char buf[640];
+  snprintf(buf, sizeof(buf),
+           "memtables=%" PRIu64 " inserts=%" PRIu64 " insert_bytes=%" PRIu64
+           " deletes=%" PRIu64 " merges=%" PRIu64 " new_keys=%" PRIu64
+           " duplicates=%" PRIu64 " insert_probes=%" PRIu64 " hits=%" PRIu64
+           " misses=%" PRIu64 " lookup_probes=%" PRIu64
+           " tag_collisions=%" PRIu64 " resizes=%" PRIu64 " sorts=%" PRIu64
+           " stripes=%" PRIu64 " stripe_mode=%s",
+           memtables, inserts, insert_bytes, deletes, merges, new_keys,
+           duplicates, insert_probes, hits, misses, lookup_probes,
+           tag_collisions, resizes, sorts, stripes,
+           kModeNames[static_cast<int>(stripe_mode)]);
+  return buf;
+}
+
+}  // namespace rocksdb_cuckoo
