@@ -2,7 +2,9 @@
 #include "memtable/striped_hash_memtable.h"
 #include "plugin/rocksdb_cuckoo.h"
 #include "table/cuckoo_hash_table_factory.h"
+#include "util/async_executor_env.h"
 
+using ROCKSDB_NAMESPACE::Env;
 using ROCKSDB_NAMESPACE::MemoryAllocator;
 using ROCKSDB_NAMESPACE::MemTableRepFactory;
 using ROCKSDB_NAMESPACE::ObjectLibrary;
@@ -29,6 +31,13 @@ extern "C" int register_rocksdb_cuckoo(ObjectLibrary& library,
       [](const std::string& /*uri*/,
          std::unique_ptr<MemTableRepFactory>* guard, std::string* /*errmsg*/) {
         guard->reset(new rocksdb_cuckoo::StripedHashMemTableFactory());
+        return guard->get();
+      });
+  library.AddFactory<Env>(
+      rocksdb_cuckoo::AsyncExecutorEnv::kClassName(),
+      [](const std::string& /*uri*/, std::unique_ptr<Env>* guard,
+         std::string* /*errmsg*/) {
+        guard->reset(new rocksdb_cuckoo::AsyncExecutorEnv());
         return guard->get();
       });
   size_t num_types;

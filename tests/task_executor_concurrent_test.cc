@@ -1,0 +1,775 @@
+// TaskExecutor: priorities, fairness, delayed/snoozed/cancelled tasks,
+// cancel-by-tag counts, resizing and reserving while busy, statistics, and
+// destruction with work queued. Runs under TSan (label `concurrent`).
+
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/blocking_helpers.h"
+#include "util/task_executor.h"
+
+namespace rocksdb_cuckoo {
+namespace {
+
+using cuckoo_test::Counter;
+using cuckoo_test::Gate;
+using std::chrono::hours;
+using std::chrono::milliseconds;
+
+constexpr int kPool = 0;
+
+// Records the order in which tasks ran.
+class RunLog {
+ public:
+  void Append(int id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ids_.push_back(id);
+  }
+  std::vector<int> ids() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return ids_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<int> ids_;
+};
+
+TaskOptions WithPriority(TaskPriority priority) {
+  TaskOptions options;
+  options.priority = priority;
+  return options;
+}
+
+TaskOptions WithClient(const void* client) {
+  TaskOptions options;
+  options.client = client;
+  return options;
+}
+
+TaskOptions WithDelay(std::chrono::nanoseconds delay) {
+  TaskOptions options;
+  options.delay = delay;
+  return options;
+}
+
+// A task's state moves on right after its run returns; wait for that.
+void WaitForState(const TaskHandle& handle, TaskState state) {
+  while (handle.state() != state) std::this_thread::yield();
+}
+
+// Occupies the pool's only worker until the gate opens.
+void BlockWorker(TaskExecutor* executor, Gate* gate, Counter* started) {
+  executor->Post(kPool, [gate, started] {
+    started->Add();
+    gate->Wait();
+  });
+  started->WaitFor(1);
+}
+
+TEST(TaskExecutorTest, RunsEveryPostedTask) {
+  TaskExecutor executor({"a", "b"});
+  executor.SetThreads(0, 2);
+  executor.SetThreads(1, 3);
+  Counter ran;
+  constexpr int kTasks = 2000;
+  for (int i = 0; i < kTasks; ++i) {
+    executor.Post(i % 2, [&ran] { ran.Add(); });
+  }
+  ran.WaitFor(kTasks);
+  EXPECT_EQ(ran.value(), kTasks);
+}
+
+TEST(TaskExecutorTest, HigherPriorityRunsFirstFifoWithin) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 1);
+  Gate gate;
+  Counter started;
+  BlockWorker(&executor, &gate, &started);
+
+  RunLog log;
+  Counter ran;
+  const TaskPriority priorities[] = {TaskPriority::kLow, TaskPriority::kHigh,
+                                     TaskPriority::kNormal};
+  for (int i = 0; i < 9; ++i) {
+    executor.Post(
+        kPool,
+        [i, &log, &ran] {
+          log.Append(i);
+          ran.Add();
+        },
+        WithPriority(priorities[i % 3]));
+  }
+  gate.Open();
+  ran.WaitFor(9);
+  // High (1, 4, 7), then normal (2, 5, 8), then low (0, 3, 6).
+  EXPECT_EQ(log.ids(), (std::vector<int>{1, 4, 7, 2, 5, 8, 0, 3, 6}));
+}
+
+TEST(TaskExecutorTest, ClientsTakeTurns) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 1);
+  Gate gate;
+  Counter started;
+  BlockWorker(&executor, &gate, &started);
+
+  int flood_client = 0;
+  int quiet_client = 0;
+  RunLog log;
+  Counter ran;
+  for (int i = 0; i < 10; ++i) {
+    executor.Post(
+        kPool,
+        [i, &log, &ran] {
+          log.Append(i);
+          ran.Add();
+        },
+        WithClient(&flood_client));
+  }
+  for (int i = 100; i < 102; ++i) {
+    executor.Post(
+        kPool,
+        [i, &log, &ran] {
+          log.Append(i);
+          ran.Add();
+        },
+        WithClient(&quiet_client));
+  }
+  gate.Open();
+  ran.WaitFor(12);
+  // The quiet client's two tasks alternate with the flood instead of
+  // waiting behind all ten; each client's own order is kept.
+  EXPECT_EQ(log.ids(),
+            (std::vector<int>{0, 100, 1, 101, 2, 3, 4, 5, 6, 7, 8, 9}));
+}
+
+TEST(TaskExecutorTest, ClientWithNothingRunningGoesFirst) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 2);
+  int busy_client = 0;
+  int other_client = 0;
+  // The busy client holds one worker with a long task and queues more.
+  Gate long_task;
+  Counter long_started;
+  executor.Post(
+      kPool,
+      [&] {
+        long_started.Add();
+        long_task.Wait();
+      },
+      WithClient(&busy_client));
+  long_started.WaitFor(1);
+  Gate short_task;
+  Counter short_started;
+  executor.Post(
+      kPool,
+      [&] {
+        short_started.Add();
+        short_task.Wait();
+      },
+      WithClient(&other_client));
+  short_started.WaitFor(1);
+  // Both workers are busy; queue the busy client's backlog first, then one
+  // task of the other client.
+  RunLog log;
+  Counter ran;
+  for (int i = 0; i < 3; ++i) {
+    executor.Post(
+        kPool,
+        [i, &log, &ran] {
+          log.Append(i);
+          ran.Add();
+        },
+        WithClient(&busy_client));
+  }
+  executor.Post(
+      kPool,
+      [&log, &ran] {
+        log.Append(100);
+        ran.Add();
+      },
+      WithClient(&other_client));
+  // The other client's worker frees up; its next task still loses to no
+  // one: the busy client has a task running, the other has none now.
+  short_task.Open();
+  ran.WaitFor(1);
+  EXPECT_EQ(log.ids().front(), 100);
+  long_task.Open();
+  ran.WaitFor(4);
+}
+
+TEST(TaskExecutorTest, CancelPendingTaskRunsOnCancelOnce) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 1);
+  Gate gate;
+  Counter started;
+  BlockWorker(&executor, &gate, &started);
+
+  std::atomic<int> ran{0};
+  std::atomic<int> cancelled{0};
+  TaskOptions options;
+  options.on_cancel = [&cancelled] { cancelled.fetch_add(1); };
+  TaskHandle handle = executor.Add(
+      kPool, [&ran] { ran.fetch_add(1); }, options);
+  EXPECT_EQ(handle.state(), TaskState::kReady);
+  EXPECT_TRUE(executor.Cancel(handle));
+  EXPECT_FALSE(executor.Cancel(handle));
+  EXPECT_EQ(handle.state(), TaskState::kCancelled);
+  EXPECT_EQ(cancelled.load(), 1);
+
+  // A task after it proves the worker went past the cancelled one.
+  Counter after;
+  executor.Post(kPool, [&after] { after.Add(); });
+  gate.Open();
+  after.WaitFor(1);
+  EXPECT_EQ(ran.load(), 0);
+  EXPECT_EQ(executor.GetPoolStats(kPool).cancelled, 1u);
+}
+
+TEST(TaskExecutorTest, CancelDoesNotStopARunningTask) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 1);
+  Gate gate;
+  Counter started;
+  Counter finished;
+  std::atomic<int> cancelled{0};
+  TaskOptions options;
+  options.on_cancel = [&cancelled] { cancelled.fetch_add(1); };
+  TaskHandle handle = executor.Add(
+      kPool,
+      [&] {
+        started.Add();
+        gate.Wait();
+        finished.Add();
+      },
+      options);
+  started.WaitFor(1);
+  EXPECT_FALSE(executor.Cancel(handle));
+  gate.Open();
+  finished.WaitFor(1);
+  EXPECT_EQ(cancelled.load(), 0);
+}
+
+TEST(TaskExecutorTest, CancelTaggedCountsExactlyAcrossReadyAndDelayed) {
+  TaskExecutor executor({"a", "b"});
+  executor.SetThreads(kPool, 1);
+  Gate gate;
+  Counter started;
+  BlockWorker(&executor, &gate, &started);
+
+  int tag_x = 0;
+  int tag_y = 0;
+  std::atomic<int> x_cancelled{0};
+  std::atomic<int> x_ran{0};
+  Counter y_ran;
+  auto tagged = [](const void* tag, std::chrono::nanoseconds delay,
+                   std::function<void()> on_cancel) {
+    TaskOptions options;
+    options.tag = tag;
+    options.delay = delay;
+    options.on_cancel = std::move(on_cancel);
+    return options;
+  };
+  auto count_x_cancel = [&x_cancelled] { x_cancelled.fetch_add(1); };
+  for (int i = 0; i < 5; ++i) {
+    executor.Post(
+        kPool, [&x_ran] { x_ran.fetch_add(1); },
+        tagged(&tag_x, std::chrono::nanoseconds(0), count_x_cancel));
+  }
+  for (int i = 0; i < 2; ++i) {
+    executor.Post(
+        kPool, [&x_ran] { x_ran.fetch_add(1); },
+        tagged(&tag_x, hours(1), count_x_cancel));
+  }
+  // Same tag on the other pool: not this pool's to cancel.
+  executor.Post(
+      1, [] {}, tagged(&tag_x, hours(1), count_x_cancel));
+  for (int i = 0; i < 3; ++i) {
+    executor.Post(
+        kPool, [&y_ran] { y_ran.Add(); },
+        tagged(&tag_y, std::chrono::nanoseconds(0), nullptr));
+  }
+  EXPECT_EQ(executor.QueueLength(kPool), 8u);
+
+  EXPECT_EQ(executor.CancelTagged(kPool, &tag_x), 7);
+  EXPECT_EQ(x_cancelled.load(), 7);
+  EXPECT_EQ(executor.CancelTagged(kPool, &tag_x), 0);
+  EXPECT_EQ(executor.QueueLength(kPool), 3u);
+
+  gate.Open();
+  y_ran.WaitFor(3);
+  EXPECT_EQ(x_ran.load(), 0);
+  EXPECT_EQ(executor.CancelTagged(1, &tag_x), 1);
+}
+
+// Producers add tagged tasks while another thread cancels by tag: each task
+// either runs or is cancelled, exactly once, and CancelTagged's counts add
+// up to the on_cancel calls.
+TEST(TaskExecutorTest, CancelTaggedRacingWorkersNeverDoubleCounts) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 3);
+  constexpr int kProducers = 3;
+  constexpr int kPerProducer = 3000;
+  int tags[kProducers];
+  std::atomic<int> ran{0};
+  std::atomic<int> on_cancel_calls{0};
+  std::atomic<int> counted{0};
+  std::atomic<bool> producing{true};
+
+  std::thread canceller([&] {
+    int round = 0;
+    while (producing.load()) {
+      counted.fetch_add(executor.CancelTagged(kPool, &tags[round++ % 3]));
+    }
+  });
+  std::vector<std::thread> producers;
+  for (int p = 0; p < kProducers; ++p) {
+    producers.emplace_back([&, p] {
+      for (int i = 0; i < kPerProducer; ++i) {
+        TaskOptions options;
+        options.tag = &tags[p];
+        options.on_cancel = [&] { on_cancel_calls.fetch_add(1); };
+        executor.Post(
+            kPool, [&ran] { ran.fetch_add(1); }, std::move(options));
+      }
+    });
+  }
+  for (auto& t : producers) t.join();
+  producing.store(false);
+  canceller.join();
+  for (int& tag : tags) counted.fetch_add(executor.CancelTagged(kPool, &tag));
+  // Everything not cancelled runs; wait until every task is accounted for.
+  while (ran.load() + on_cancel_calls.load() < kProducers * kPerProducer) {
+    std::this_thread::yield();
+  }
+  EXPECT_EQ(ran.load() + on_cancel_calls.load(), kProducers * kPerProducer);
+  EXPECT_EQ(counted.load(), on_cancel_calls.load());
+}
+
+TEST(TaskExecutorTest, DelayedTaskRunsNoSoonerThanItsDelay) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 1);
+  Counter ran;
+  std::atomic<int64_t> ran_at{0};
+  const int64_t added_at = SteadyNanos();
+  TaskHandle handle = executor.Add(
+      kPool,
+      [&] {
+        ran_at.store(SteadyNanos());
+        ran.Add();
+      },
+      WithDelay(milliseconds(30)));
+  ran.WaitFor(1);
+  EXPECT_GE(ran_at.load() - added_at, milliseconds(30).count() * 1000000);
+  WaitForState(handle, TaskState::kDone);
+}
+
+TEST(TaskExecutorTest, DelayedTasksRunInWakeOrder) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 1);
+  RunLog log;
+  Counter ran;
+  // Added latest-first; the timer must still hand them over earliest-first.
+  for (int i = 4; i >= 0; --i) {
+    executor.Post(
+        kPool,
+        [i, &log, &ran] {
+          log.Append(i);
+          ran.Add();
+        },
+        WithDelay(milliseconds(10 * (i + 1))));
+  }
+  ran.WaitFor(5);
+  EXPECT_EQ(log.ids(), (std::vector<int>{0, 1, 2, 3, 4}));
+}
+
+TEST(TaskExecutorTest, SnoozeMovesAWaitingTaskEitherWay) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 1);
+  Counter ran;
+  TaskHandle handle = executor.Add(
+      kPool, [&ran] { ran.Add(); }, WithDelay(hours(1)));
+  executor.Snooze(handle, hours(2));  // later
+  EXPECT_EQ(handle.state(), TaskState::kDelayed);
+  executor.Snooze(handle, std::chrono::nanoseconds(0));  // earlier: due now
+  ran.WaitFor(1);
+  WaitForState(handle, TaskState::kDone);
+  // Finished: nothing to snooze any more.
+  executor.Snooze(handle, std::chrono::nanoseconds(0));
+  EXPECT_EQ(handle.state(), TaskState::kDone);
+  EXPECT_EQ(ran.value(), 1);
+}
+
+TEST(TaskExecutorTest, SnoozeTakesAReadyTaskOutOfTheQueue) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 1);
+  Gate gate;
+  Counter started;
+  BlockWorker(&executor, &gate, &started);
+  std::atomic<int> ran{0};
+  TaskHandle handle = executor.Add(kPool, [&ran] { ran.fetch_add(1); });
+  EXPECT_EQ(executor.QueueLength(kPool), 1u);
+  executor.Snooze(handle, hours(1));
+  EXPECT_EQ(handle.state(), TaskState::kDelayed);
+  EXPECT_EQ(executor.QueueLength(kPool), 0u);
+  Counter after;
+  executor.Post(kPool, [&after] { after.Add(); });
+  gate.Open();
+  after.WaitFor(1);
+  EXPECT_EQ(ran.load(), 0);
+  EXPECT_TRUE(executor.Cancel(handle));
+}
+
+TEST(TaskExecutorTest, SnoozeWhileRunningRunsItAgain) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 1);
+  Gate gate;
+  Counter runs;
+  TaskHandle handle = executor.Add(kPool, [&] {
+    runs.Add();
+    if (runs.value() == 1) gate.Wait();
+  });
+  runs.WaitFor(1);
+  executor.Snooze(handle, std::chrono::nanoseconds(0));
+  EXPECT_EQ(handle.state(), TaskState::kRunningRerun);
+  gate.Open();
+  runs.WaitFor(2);
+  EXPECT_EQ(runs.value(), 2);
+}
+
+TEST(TaskExecutorTest, TaskCanSnoozeItselfPeriodically) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 1);
+  Counter runs;
+  std::mutex handle_mu;  // the task reads the handle that Add returns
+  TaskHandle handle;
+  {
+    std::lock_guard<std::mutex> lock(handle_mu);
+    handle = executor.Add(
+        kPool,
+        [&] {
+          runs.Add();
+          std::lock_guard<std::mutex> lock(handle_mu);
+          if (runs.value() < 3) executor.Snooze(handle, milliseconds(1));
+        },
+        WithDelay(milliseconds(1)));
+  }
+  runs.WaitFor(3);
+  WaitForState(handle, TaskState::kDone);
+  EXPECT_EQ(runs.value(), 3);
+}
+
+TEST(TaskExecutorTest, SnoozeAndWaitReturnsAfterTheRunEnds) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 1);
+  Gate gate;
+  Counter started;
+  std::atomic<bool> run_ended{false};
+  TaskHandle handle = executor.Add(kPool, [&] {
+    started.Add();
+    gate.Wait();
+    run_ended.store(true);
+  });
+  started.WaitFor(1);
+
+  std::atomic<bool> answer{false};
+  std::atomic<bool> saw_run_ended{false};
+  std::thread waiter([&] {
+    answer.store(executor.SnoozeAndWait(handle, hours(1)));
+    saw_run_ended.store(run_ended.load());
+  });
+  // The snooze lands at once (the task shows a rerun pending); the waiter
+  // is held until the run ends.
+  while (handle.state() != TaskState::kRunningRerun) std::this_thread::yield();
+  gate.Open();
+  waiter.join();
+  EXPECT_TRUE(answer.load());
+  EXPECT_TRUE(saw_run_ended.load());
+  EXPECT_EQ(handle.state(), TaskState::kDelayed);
+  EXPECT_TRUE(executor.Cancel(handle));
+  EXPECT_FALSE(executor.SnoozeAndWait(handle, hours(1)));
+}
+
+TEST(TaskExecutorTest, CancelDropsAPendingRerun) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 1);
+  Gate gate;
+  Counter runs;
+  std::atomic<int> cancelled{0};
+  TaskOptions options;
+  options.on_cancel = [&cancelled] { cancelled.fetch_add(1); };
+  TaskHandle handle = executor.Add(
+      kPool,
+      [&] {
+        runs.Add();
+        gate.Wait();
+      },
+      options);
+  runs.WaitFor(1);
+  executor.Snooze(handle, std::chrono::nanoseconds(0));
+  EXPECT_TRUE(executor.Cancel(handle));
+  EXPECT_EQ(cancelled.load(), 1);
+  gate.Open();
+  Counter after;
+  executor.Post(kPool, [&after] { after.Add(); });
+  after.WaitFor(1);
+  EXPECT_EQ(runs.value(), 1);
+  EXPECT_EQ(handle.state(), TaskState::kDone);
+}
+
+// Threads snooze and cancel the same tasks while they run: every task ends
+// (done or cancelled), runs at most twice (once more per snooze), and
+// on_cancel runs once per successful Cancel.
+TEST(TaskExecutorTest, ConcurrentSnoozeAndCancelKeepTheStateMachineExact) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 2);
+  constexpr int kTasks = 2000;
+  std::vector<std::atomic<int>> runs(kTasks);
+  std::vector<std::atomic<int>> on_cancel_calls(kTasks);
+  std::vector<TaskHandle> handles;
+  for (int i = 0; i < kTasks; ++i) {
+    TaskOptions options;
+    options.delay = std::chrono::microseconds(i % 7 * 50);
+    options.on_cancel = [&on_cancel_calls, i] { on_cancel_calls[i]++; };
+    handles.push_back(executor.Add(
+        kPool, [&runs, i] { runs[i]++; }, options));
+  }
+  std::atomic<int> successful_cancels{0};
+  std::thread snoozer([&] {
+    for (int i = 0; i < kTasks; i += 2) {
+      executor.Snooze(handles[i], std::chrono::microseconds(i % 5 * 40));
+    }
+  });
+  std::thread canceller([&] {
+    for (int i = 0; i < kTasks; i += 3) {
+      if (executor.Cancel(handles[i])) successful_cancels++;
+    }
+  });
+  snoozer.join();
+  canceller.join();
+  int total_on_cancel = 0;
+  for (int i = 0; i < kTasks; ++i) {
+    TaskState state;
+    while ((state = handles[i].state()) != TaskState::kDone &&
+           state != TaskState::kCancelled) {
+      std::this_thread::yield();
+    }
+    EXPECT_LE(runs[i].load(), 2) << i;
+    EXPECT_LE(on_cancel_calls[i].load(), 1) << i;
+    if (state == TaskState::kDone) {
+      EXPECT_GE(runs[i].load(), 1) << i;
+    } else {
+      EXPECT_EQ(on_cancel_calls[i].load(), 1) << i;
+    }
+    total_on_cancel += on_cancel_calls[i].load();
+  }
+  EXPECT_EQ(total_on_cancel, successful_cancels.load());
+}
+
+TEST(TaskExecutorTest, ResizingWhileBusyRespectsTheNewCount) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 3);
+  Gate gate;
+  Counter started;
+  std::vector<TaskHandle> handles;
+  for (int i = 0; i < 4; ++i) {
+    handles.push_back(executor.Add(kPool, [&] {
+      started.Add();
+      gate.Wait();
+    }));
+  }
+  started.WaitFor(3);
+  // Three workers, three tasks running; the fourth must wait.
+  EXPECT_EQ(executor.QueueLength(kPool), 1u);
+  EXPECT_EQ(handles[3].state(), TaskState::kReady);
+  executor.SetThreads(kPool, 4);  // grows at once
+  started.WaitFor(4);
+  EXPECT_EQ(executor.GetThreads(kPool), 4);
+
+  // Shrink while all four are busy: they finish, three retire.
+  executor.SetThreads(kPool, 1);
+  EXPECT_EQ(executor.GetThreads(kPool), 1);
+  EXPECT_EQ(executor.GetPoolStats(kPool).live_threads, 4);
+  gate.Open();
+  // Now at most one task runs at a time.
+  std::atomic<int> concurrent{0};
+  std::atomic<int> most{0};
+  Counter ran;
+  for (int i = 0; i < 50; ++i) {
+    executor.Post(kPool, [&] {
+      const int now = concurrent.fetch_add(1) + 1;
+      int seen = most.load();
+      while (now > seen && !most.compare_exchange_weak(seen, now)) {
+      }
+      std::this_thread::yield();
+      concurrent.fetch_sub(1);
+      ran.Add();
+    });
+  }
+  ran.WaitFor(50);
+  EXPECT_EQ(most.load(), 1);
+  EXPECT_EQ(executor.GetPoolStats(kPool).live_threads, 1);
+  // Growing again after a shrink, also while the old workers may linger.
+  executor.SetThreads(kPool, 2);
+  executor.IncThreadsIfNeeded(kPool, 1);  // never shrinks
+  EXPECT_EQ(executor.GetThreads(kPool), 2);
+}
+
+TEST(TaskExecutorTest, ReservedThreadsTakeNoTasksUntilReleased) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 4);
+  EXPECT_EQ(executor.ReserveThreads(kPool, 3), 3);
+  EXPECT_EQ(executor.ReserveThreads(kPool, 5), 1);  // only four threads
+  EXPECT_EQ(executor.ReleaseThreads(kPool, 1), 1);
+  // Three reserved: one thread left for tasks.
+  Gate gate;
+  Counter started;
+  for (int i = 0; i < 3; ++i) {
+    executor.Post(kPool, [&] {
+      started.Add();
+      gate.Wait();
+    });
+  }
+  started.WaitFor(1);
+  EXPECT_EQ(executor.QueueLength(kPool), 2u);
+  EXPECT_EQ(executor.GetPoolStats(kPool).reserved, 3);
+  EXPECT_EQ(executor.ReleaseThreads(kPool, 10), 3);
+  started.WaitFor(3);
+  gate.Open();
+}
+
+TEST(TaskExecutorTest, QueueLengthAndStatistics) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 1);
+  Gate gate;
+  Counter started;
+  BlockWorker(&executor, &gate, &started);
+  Counter ran;
+  std::vector<TaskHandle> handles;
+  for (int i = 0; i < 5; ++i) {
+    handles.push_back(executor.Add(kPool, [&ran] { ran.Add(); }));
+  }
+  EXPECT_EQ(executor.QueueLength(kPool), 5u);
+  EXPECT_TRUE(executor.Cancel(handles[2]));
+  EXPECT_EQ(executor.QueueLength(kPool), 4u);
+  PoolStats busy = executor.GetPoolStats(kPool);
+  EXPECT_EQ(busy.running, 1);
+  EXPECT_EQ(busy.queue_length, 4u);
+  gate.Open();
+  ran.WaitFor(4);
+  // The last task's run is recorded once its worker is done with it; the
+  // blocking task and the four others make five runs.
+  PoolStats stats;
+  do {
+    stats = executor.GetPoolStats(kPool);
+  } while (stats.completed() < 5);
+  EXPECT_EQ(stats.completed(), 5u);
+  EXPECT_EQ(stats.wait.count(), 5u);
+  EXPECT_EQ(stats.cancelled, 1u);
+  EXPECT_EQ(stats.queue_length, 0u);
+  EXPECT_NE(executor.StatsString().find("pool: threads=1"), std::string::npos);
+}
+
+// A worker with nothing to do sleeps in the kernel: its state in
+// /proc/self/task/<tid>/stat is S, never R for long.
+TEST(TaskExecutorTest, IdleWorkersSleep) {
+  TaskExecutor executor({"sleepy"});
+  executor.SetThreads(kPool, 4);
+  Counter ran;
+  for (int i = 0; i < 100; ++i) executor.Post(kPool, [&ran] { ran.Add(); });
+  ran.WaitFor(100);
+  auto worker_states = [] {
+    std::string states;
+    DIR* dir = opendir("/proc/self/task");
+    while (dirent* entry = readdir(dir)) {
+      if (entry->d_name[0] == '.') continue;
+      const std::string base = std::string("/proc/self/task/") + entry->d_name;
+      std::string name;
+      std::getline(std::ifstream(base + "/comm"), name);
+      if (name != "cuckoo-sleepy") continue;
+      std::string stat;
+      std::getline(std::ifstream(base + "/stat"), stat);
+      states += stat[stat.rfind(')') + 2];
+    }
+    closedir(dir);
+    return states;
+  };
+  // Each worker gets there after its last task; allow it that long.
+  std::string states;
+  for (int attempt = 0; attempt < 2000; ++attempt) {
+    states = worker_states();
+    if (states == "SSSS") break;
+    std::this_thread::sleep_for(milliseconds(1));
+  }
+  EXPECT_EQ(states, "SSSS");
+}
+
+TEST(TaskExecutorTest, DestructionRunsReadyTasksAndCancelsDelayedOnes) {
+  std::atomic<int> ran{0};
+  std::atomic<int> cancelled{0};
+  auto on_cancel = [&cancelled] { cancelled.fetch_add(1); };
+  Gate gate;
+  {
+    TaskExecutor executor({"none", "busy"});
+    // Pool 0 has no threads at all: its tasks run during destruction.
+    for (int i = 0; i < 50; ++i) {
+      executor.Post(0, [&ran] { ran.fetch_add(1); });
+    }
+    // Pool 1's only worker is held while 50 more queue behind it.
+    executor.SetThreads(1, 1);
+    Counter started;
+    executor.Post(1, [&] {
+      started.Add();
+      gate.Wait();
+    });
+    started.WaitFor(1);
+    for (int i = 0; i < 50; ++i) {
+      executor.Post(1, [&ran] { ran.fetch_add(1); });
+    }
+    for (int i = 0; i < 10; ++i) {
+      TaskOptions options;
+      options.delay = hours(1);
+      options.on_cancel = on_cancel;
+      executor.Post(
+          i % 2, [&ran] { ran.fetch_add(1000); }, options);
+    }
+    gate.Open();
+  }
+  EXPECT_EQ(ran.load(), 100);
+  EXPECT_EQ(cancelled.load(), 10);
+}
+
+TEST(TaskExecutorTest, TasksAddedByRunningTasksDuringShutdownAreNotLost) {
+  std::atomic<int> ran{0};
+  std::atomic<int> cancelled{0};
+  {
+    TaskExecutor executor({"pool"});
+    executor.SetThreads(kPool, 2);
+    // Each task queues a follow-up; follow-ups either run or, once the
+    // executor is being destroyed, are cancelled: none vanishes.
+    for (int i = 0; i < 200; ++i) {
+      executor.Post(kPool, [&] {
+        ran.fetch_add(1);
+        TaskOptions options;
+        options.on_cancel = [&cancelled] { cancelled.fetch_add(1); };
+        executor.Post(
+            kPool, [&ran] { ran.fetch_add(1); }, options);
+      });
+    }
+  }
+  EXPECT_EQ(ran.load() + cancelled.load(), 400);
+}
+
+}  // namespace
+}  // namespace rocksdb_cuckoo

@@ -1,0 +1,206 @@
+#include "util/async_executor_env.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#include "rocksdb/utilities/options_type.h"
+
+namespace rocksdb_cuckoo {
+
+using ROCKSDB_NAMESPACE::ConfigOptions;
+using ROCKSDB_NAMESPACE::CpuPriority;
+using ROCKSDB_NAMESPACE::Env;
+using ROCKSDB_NAMESPACE::OptionType;
+using ROCKSDB_NAMESPACE::OptionTypeFlags;
+using ROCKSDB_NAMESPACE::OptionTypeInfo;
+using ROCKSDB_NAMESPACE::OptionVerificationType;
+using ROCKSDB_NAMESPACE::Status;
+
+namespace {
+
+constexpr int kMaxThreads = 1024;
+
+// Range-checked, so a bad value is refused (naming the option) when the
+// options string is parsed.
+Status ParseThreads(const ConfigOptions&, const std::string& name,
+                    const std::string& value, void* addr) {
+  char* end = nullptr;
+  const long threads = strtol(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || threads < 0 || threads > kMaxThreads) {
+    return Status::InvalidArgument(std::string(AsyncExecutorEnv::kClassName()) +
+                                   ": " + name + " must be an integer in [0, " +
+                                   std::to_string(kMaxThreads) + "], got '" +
+                                   value + "'");
+  }
+  *static_cast<int*>(addr) = static_cast<int>(threads);
+  return Status::OK();
+}
+
+OptionTypeInfo ThreadsOption(size_t offset) {
+  return OptionTypeInfo(offset, OptionType::kInt,
+                        OptionVerificationType::kNormal, OptionTypeFlags::kNone,
+                        ParseThreads);
+}
+
+const std::unordered_map<std::string, OptionTypeInfo> kOptionTypeInfo = {
+    {"high_pri_threads",
+     ThreadsOption(offsetof(AsyncExecutorEnvOptions, high_pri_threads))},
+    {"low_pri_threads",
+     ThreadsOption(offsetof(AsyncExecutorEnvOptions, low_pri_threads))},
+    {"bottom_pri_threads",
+     ThreadsOption(offsetof(AsyncExecutorEnvOptions, bottom_pri_threads))},
+    {"user_pri_threads",
+     ThreadsOption(offsetof(AsyncExecutorEnvOptions, user_pri_threads))},
+    {"fair_share",
+     {offsetof(AsyncExecutorEnvOptions, fair_share), OptionType::kBoolean,
+      OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+    {"stats_file",
+     {offsetof(AsyncExecutorEnvOptions, stats_file), OptionType::kString,
+      OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+};
+
+// Executor pool i serves Env::Priority i (BOTTOM, LOW, HIGH, USER).
+const std::vector<std::string>& PoolNames() {
+  static const std::vector<std::string> names = {"bottom", "low", "high",
+                                                 "user"};
+  return names;
+}
+
+bool ValidPool(Env::Priority pri) {
+  return pri >= Env::BOTTOM && pri < Env::TOTAL;
+}
+
+// RocksDB never schedules on TOTAL; should anyone, LOW (Env's default pool)
+// runs the job rather than losing it.
+int PoolOf(Env::Priority pri) {
+  return ValidPool(pri) ? static_cast<int>(pri) : static_cast<int>(Env::LOW);
+}
+
+// The fairness client of a job. RocksDB tags a DB's jobs with its DBImpl's
+// address plus a small TaskType offset (DBImpl::GetTaskTag; 0 or 1 in
+// 7.8.3), so clearing the low bits makes all of one DB's jobs one client.
+// DBImpl objects are far larger than 16 bytes, so two DBs never merge.
+const void* ClientOf(const void* tag) {
+  return reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(tag) &
+                                       ~uintptr_t{15});
+}
+
+}  // namespace
+
+AsyncExecutorEnv::AsyncExecutorEnv(Env* target,
+                                   const AsyncExecutorEnvOptions& options)
+    : EnvWrapper(target), options_(options), executor_(PoolNames()) {
+  RegisterOptions(&options_, &kOptionTypeInfo);
+  ApplyThreadCounts();
+}
+
+AsyncExecutorEnv::~AsyncExecutorEnv() {
+  WaitForJoin();
+  executor_.Shutdown();  // so the statistics count every job
+  if (!options_.stats_file.empty()) {
+    if (FILE* f = fopen(options_.stats_file.c_str(), "a")) {
+      fprintf(f, "%s\n%s", kClassName(), StatsString().c_str());
+      fclose(f);
+    }
+  }
+}
+
+Status AsyncExecutorEnv::ConfigureOptions(
+    const ConfigOptions& config_options,
+    const std::unordered_map<std::string, std::string>& options_map,
+    std::unordered_map<std::string, std::string>* unused) {
+  Status s = EnvWrapper::ConfigureOptions(config_options, options_map, unused);
+  if (s.IsNotFound())
+    return Status::InvalidArgument(kClassName(), s.getState());
+  return s;
+}
+
+void AsyncExecutorEnv::ApplyThreadCounts() {
+  executor_.IncThreadsIfNeeded(Env::HIGH, options_.high_pri_threads);
+  executor_.IncThreadsIfNeeded(Env::LOW, options_.low_pri_threads);
+  executor_.IncThreadsIfNeeded(Env::BOTTOM, options_.bottom_pri_threads);
+  executor_.IncThreadsIfNeeded(Env::USER, options_.user_pri_threads);
+}
+
+Status AsyncExecutorEnv::PrepareOptions(const ConfigOptions& config_options) {
+  ApplyThreadCounts();  // the options may have been configured since
+  return EnvWrapper::PrepareOptions(config_options);
+}
+
+void AsyncExecutorEnv::Schedule(void (*function)(void* arg), void* arg,
+                                Priority pri, void* tag,
+                                void (*unschedFunction)(void* arg)) {
+  TaskOptions options;
+  options.tag = tag;
+  options.client = options_.fair_share ? ClientOf(tag) : nullptr;
+  if (unschedFunction != nullptr) {
+    options.on_cancel = [unschedFunction, arg] { unschedFunction(arg); };
+  }
+  executor_.Post(
+      PoolOf(pri), [function, arg] { function(arg); }, std::move(options));
+}
+
+int AsyncExecutorEnv::UnSchedule(void* tag, Priority pri) {
+  return ValidPool(pri) ? executor_.CancelTagged(pri, tag) : 0;
+}
+
+void AsyncExecutorEnv::StartThread(void (*function)(void* arg), void* arg) {
+  std::lock_guard<std::mutex> lock(started_mu_);
+  started_.emplace_back(function, arg);
+}
+
+void AsyncExecutorEnv::WaitForJoin() {
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard<std::mutex> lock(started_mu_);
+    threads.swap(started_);
+  }
+  for (std::thread& thread : threads) thread.join();
+}
+
+unsigned int AsyncExecutorEnv::GetThreadPoolQueueLen(Priority pri) const {
+  return ValidPool(pri) ? executor_.QueueLength(pri) : 0;
+}
+
+int AsyncExecutorEnv::ReserveThreads(int threads_to_be_reserved, Priority pri) {
+  return ValidPool(pri) ? executor_.ReserveThreads(pri, threads_to_be_reserved)
+                        : 0;
+}
+
+int AsyncExecutorEnv::ReleaseThreads(int threads_to_be_released, Priority pri) {
+  return ValidPool(pri) ? executor_.ReleaseThreads(pri, threads_to_be_released)
+                        : 0;
+}
+
+void AsyncExecutorEnv::SetBackgroundThreads(int number, Priority pri) {
+  if (ValidPool(pri)) executor_.SetThreads(pri, number);
+}
+
+int AsyncExecutorEnv::GetBackgroundThreads(Priority pri) {
+  return ValidPool(pri) ? executor_.GetThreads(pri) : 0;
+}
+
+void AsyncExecutorEnv::IncBackgroundThreadsIfNeeded(int number, Priority pri) {
+  if (ValidPool(pri)) executor_.IncThreadsIfNeeded(pri, number);
+}
+
+void AsyncExecutorEnv::LowerThreadPoolIOPriority(Priority pool) {
+  if (ValidPool(pool)) executor_.LowerIOPriority(pool);
+}
+
+void AsyncExecutorEnv::LowerThreadPoolCPUPriority(Priority pool) {
+  if (ValidPool(pool)) executor_.LowerCPUPriority(pool, CpuPriority::kLow);
+}
+
+Status AsyncExecutorEnv::LowerThreadPoolCPUPriority(Priority pool,
+                                                    CpuPriority pri) {
+  if (!ValidPool(pool)) {
+    return Status::InvalidArgument(kClassName(), "no such thread pool");
+  }
+  executor_.LowerCPUPriority(pool, pri);
+  return Status::OK();
+}
+
+}  // namespace rocksdb_cuckoo

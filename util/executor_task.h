@@ -1,0 +1,134 @@
+// One unit of work of the TaskExecutor, the state machine that every thread
+// touching it agrees on, and TaskHandle, the caller's reference to it.
+//
+// A task lives in at most one state at a time, held in one atomic word
+// (generation << 8 | state):
+//
+//            Add(delay>0)                 Add(delay=0)
+//                 |                            |
+//                 v     due (timer thread)     v    worker takes it
+//   +------> kDelayed ----------------------> kReady ----------------->
+//   kRunning |          |  ^          Snooze                | |   | |   Cancel
+//   |  +--------------------------------+                   |   | Snooze | v
+//   Cancel                             |   v |     kCancelled
+//   <-----------------------------------------  kRunningRerun | |   | | run
+//   ends, no snooze: kDone <---------------+   |
+//   +------------------------------ run ends after a snooze ---------------+
+//
+// Every transition is one compare-and-swap on the word and bumps the
+// generation, so exactly one thread wins each race (a worker starting a task
+// against Cancel, say) and a queue entry that recorded an older word is known
+// to be stale without being searched for and removed: Cancel and Snooze never
+// take a queue's lock.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+
+namespace rocksdb_cuckoo {
+
+// Order among the ready tasks of one pool: higher first.
+enum class TaskPriority : uint8_t { kLow = 0, kNormal = 1, kHigh = 2 };
+constexpr int kNumTaskPriorities = 3;
+
+enum class TaskState : uint8_t {
+  kDelayed,       // waiting in the timer queue for its wake time
+  kReady,         // in its pool's ready queue
+  kRunning,       // a worker runs it
+  kRunningRerun,  // running, and snoozed meanwhile: runs again when due
+  kDone,          // ran, not to run again
+  kCancelled,     // will never run (again); on_cancel was called
+};
+
+inline constexpr uint64_t TaskWord(uint64_t generation, TaskState state) {
+  return generation << 8 | static_cast<uint8_t>(state);
+}
+inline constexpr TaskState StateOf(uint64_t word) {
+  return static_cast<TaskState>(word & 0xff);
+}
+// The word after a transition to `state`.
+inline constexpr uint64_t NextWord(uint64_t word, TaskState state) {
+  return TaskWord((word >> 8) + 1, state);
+}
+
+// Steady-clock nanoseconds, the executor's only time base.
+inline int64_t SteadyNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+struct ExecutorTask {
+  // Fixed when the task is created.
+  std::function<void()> run;
+  std::function<void()> on_cancel;
+  const void* tag = nullptr;
+  const void* client = nullptr;
+  int pool = 0;
+  TaskPriority priority = TaskPriority::kNormal;
+
+  std::atomic<uint64_t> word{0};
+  // When a delayed task is due, and when the task last became ready (for the
+  // wait-time statistics); steady-clock nanoseconds.
+  std::atomic<int64_t> wake_ns{0};
+  std::atomic<int64_t> ready_ns{0};
+  // One per TaskHandle, per queue entry and inbox link, and for the worker
+  // running it; the task is deleted when the last one goes.
+  std::atomic<uint32_t> refs{0};
+
+  // Links of the pools' and the timer's lock-free inboxes. The flags say the
+  // task is linked there already, so a task that is snoozed and becomes
+  // ready again before an inbox was emptied is not linked twice.
+  std::atomic<bool> in_ready_inbox{false};
+  std::atomic<bool> in_timer_inbox{false};
+  ExecutorTask* ready_next = nullptr;
+  ExecutorTask* timer_next = nullptr;
+
+  void Ref() { refs.fetch_add(1, std::memory_order_relaxed); }
+  void Unref() {
+    if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+  // One compare-and-swap from `expected` to the next word in `state`.
+  bool Transition(uint64_t expected, TaskState state) {
+    // Sequentially consistent: AfterRun and SnoozeAndWait rely on it.
+    return word.compare_exchange_strong(expected, NextWord(expected, state),
+                                        std::memory_order_seq_cst);
+  }
+};
+
+// A caller's reference to a task added to a TaskExecutor: keeps the task's
+// memory alive (not the task pending) and is what Cancel and Snooze take.
+// Copyable; an empty handle refers to nothing.
+class TaskHandle {
+ public:
+  TaskHandle() = default;
+  TaskHandle(const TaskHandle& other) : task_(other.task_) {
+    if (task_ != nullptr) task_->Ref();
+  }
+  TaskHandle(TaskHandle&& other) noexcept : task_(other.task_) {
+    other.task_ = nullptr;
+  }
+  TaskHandle& operator=(TaskHandle other) noexcept {
+    std::swap(task_, other.task_);
+    return *this;
+  }
+  ~TaskHandle() {
+    if (task_ != nullptr) task_->Unref();
+  }
+
+  bool empty() const { return task_ == nullptr; }
+  // A snapshot; it may change the moment after it is read.
+  TaskState state() const {
+    return StateOf(task_->word.load(std::memory_order_acquire));
+  }
+
+ private:
+  friend class TaskExecutor;
+  // Takes over one reference the caller already holds.
+  explicit TaskHandle(ExecutorTask* task) : task_(task) {}
+  ExecutorTask* task_ = nullptr;
+};
+
+}  // namespace rocksdb_cuckoo

@@ -1,0 +1,48 @@
+// A lock-free stack that any number of threads push onto and one consumer
+// empties at once (TakeAll). Nodes carry their own link (the member pointer
+// kNext), so a push allocates nothing and costs one compare-and-swap. There
+// is no pop of a single node, so the ABA problem cannot arise.
+#pragma once
+
+#include <atomic>
+
+namespace rocksdb_cuckoo {
+
+template <typename T, T* T::*kNext>
+class IntrusiveMpscStack {
+ public:
+  // Sequentially consistent, so that a pusher that then reads a consumer's
+  // "I am going to sleep" flag, and a consumer that publishes that flag and
+  // then calls Empty(), cannot both miss each other.
+  void Push(T* node) {
+    T* head = head_.load(std::memory_order_relaxed);
+    do {
+      node->*kNext = head;
+    } while (!head_.compare_exchange_weak(head, node, std::memory_order_seq_cst,
+                                          std::memory_order_relaxed));
+  }
+
+  // Returns every node pushed so far, newest first, linked through kNext.
+  T* TakeAll() { return head_.exchange(nullptr, std::memory_order_acquire); }
+
+  bool Empty() const {
+    return head_.load(std::memory_order_seq_cst) == nullptr;
+  }
+
+  // Reverses a list returned by TakeAll into push order.
+  static T* Reverse(T* list) {
+    T* out = nullptr;
+    while (list != nullptr) {
+      T* next = list->*kNext;
+      list->*kNext = out;
+      out = list;
+      list = next;
+    }
+    return out;
+  }
+
+ private:
+  std::atomic<T*> head_{nullptr};
+};
+
+}  // namespace rocksdb_cuckoo

@@ -1,0 +1,222 @@
+#include "util/task_executor.h"
+
+namespace rocksdb_cuckoo {
+
+TaskExecutor::TaskExecutor(const std::vector<std::string>& pool_names)
+    : pool_names_(pool_names),
+      timer_([this](ExecutorTask* task) { pools_[task->pool]->Enqueue(task); },
+             [this](ExecutorTask* task) {
+               RunOnCancel(task);
+               task->Unref();
+             }) {
+  for (const std::string& name : pool_names_) {
+    pools_.push_back(std::make_unique<ExecutorPool>(
+        "cuckoo-" + name, [this](ExecutorTask* task, uint64_t running_word) {
+          AfterRun(task, running_word);
+        }));
+  }
+}
+
+TaskExecutor::~TaskExecutor() { Shutdown(); }
+
+void TaskExecutor::Shutdown() {
+  if (shutting_down_.exchange(true, std::memory_order_seq_cst)) return;
+  // The timer first, so that nothing becomes ready while the pools drain;
+  // a task snoozed during the drain is cancelled by the stopped timer.
+  timer_.Stop();
+  for (auto& pool : pools_) pool->Shutdown();
+}
+
+ExecutorTask* TaskExecutor::NewTask(int pool, std::function<void()> run,
+                                    TaskOptions options, uint32_t refs) {
+  auto* task = new ExecutorTask;
+  task->run = std::move(run);
+  task->on_cancel = std::move(options.on_cancel);
+  task->tag = options.tag;
+  task->client = options.client;
+  task->pool = pool;
+  task->priority = options.priority;
+  task->refs.store(refs, std::memory_order_relaxed);
+  return task;
+}
+
+void TaskExecutor::Submit(ExecutorTask* task, std::chrono::nanoseconds delay) {
+  if (shutting_down_.load(std::memory_order_acquire)) {
+    task->word.store(TaskWord(0, TaskState::kCancelled),
+                     std::memory_order_relaxed);
+    RunOnCancel(task);
+    task->Unref();
+    return;
+  }
+  if (delay.count() <= 0) {
+    task->word.store(TaskWord(0, TaskState::kReady), std::memory_order_relaxed);
+    pools_[task->pool]->Enqueue(task);
+  } else {
+    task->wake_ns.store(SteadyNanos() + delay.count(),
+                        std::memory_order_relaxed);
+    task->word.store(TaskWord(0, TaskState::kDelayed),
+                     std::memory_order_relaxed);
+    timer_.Watch(task);
+  }
+}
+
+TaskHandle TaskExecutor::Add(int pool, std::function<void()> run,
+                             TaskOptions options) {
+  const std::chrono::nanoseconds delay = options.delay;
+  // One reference for the handle, one for the queue.
+  ExecutorTask* task = NewTask(pool, std::move(run), std::move(options), 2);
+  Submit(task, delay);
+  return TaskHandle(task);
+}
+
+void TaskExecutor::Post(int pool, std::function<void()> run,
+                        TaskOptions options) {
+  const std::chrono::nanoseconds delay = options.delay;
+  Submit(NewTask(pool, std::move(run), std::move(options), 1), delay);
+}
+
+void TaskExecutor::RunOnCancel(ExecutorTask* task) {
+  pools_[task->pool]->NoteCancelled();
+  if (task->on_cancel) task->on_cancel();
+}
+
+bool TaskExecutor::Cancel(const TaskHandle& handle) {
+  ExecutorTask* task = handle.task_;
+  uint64_t word = task->word.load(std::memory_order_acquire);
+  for (;;) {
+    switch (StateOf(word)) {
+      case TaskState::kReady:
+        if (task->Transition(word, TaskState::kCancelled)) {
+          // The queue entry, now stale, keeps its reference until a worker
+          // drops it.
+          pools_[task->pool]->NoteLeftReady();
+          RunOnCancel(task);
+          return true;
+        }
+        break;
+      case TaskState::kDelayed:
+        if (task->Transition(word, TaskState::kCancelled)) {
+          timer_.NoteStaleEntry();
+          RunOnCancel(task);
+          return true;
+        }
+        break;
+      case TaskState::kRunningRerun:
+        // The run in progress goes on; the one it was to be followed by not.
+        if (task->Transition(word, TaskState::kRunning)) {
+          RunOnCancel(task);
+          return true;
+        }
+        break;
+      default:
+        return false;
+    }
+    word = task->word.load(std::memory_order_acquire);  // lost a race
+  }
+}
+
+TaskState TaskExecutor::SnoozeTask(ExecutorTask* task,
+                                   std::chrono::nanoseconds delay) {
+  const int64_t wake = SteadyNanos() + std::max<int64_t>(0, delay.count());
+  uint64_t word = task->word.load(std::memory_order_acquire);
+  for (;;) {
+    const TaskState state = StateOf(word);
+    if (state == TaskState::kDone || state == TaskState::kCancelled) {
+      return state;
+    }
+    // Published by the transition below, which every reader of wake_ns
+    // (timer thread, finishing worker) acquires first.
+    task->wake_ns.store(wake, std::memory_order_relaxed);
+    switch (state) {
+      case TaskState::kDelayed:
+      case TaskState::kReady:
+        // A fresh word makes the old queue entry stale; the timer files the
+        // task again under the new one.
+        if (task->Transition(word, TaskState::kDelayed)) {
+          if (state == TaskState::kReady) {
+            pools_[task->pool]->NoteLeftReady();
+          } else {
+            timer_.NoteStaleEntry();
+          }
+          task->Ref();
+          timer_.Watch(task);
+          return state;
+        }
+        break;
+      default:  // kRunning, kRunningRerun: AfterRun files it when it ends
+        if (task->Transition(word, TaskState::kRunningRerun)) return state;
+        break;
+    }
+    word = task->word.load(std::memory_order_acquire);
+  }
+}
+
+void TaskExecutor::Snooze(const TaskHandle& handle,
+                          std::chrono::nanoseconds delay) {
+  SnoozeTask(handle.task_, delay);
+}
+
+bool TaskExecutor::SnoozeAndWait(const TaskHandle& handle,
+                                 std::chrono::nanoseconds delay) {
+  ExecutorTask* task = handle.task_;
+  const TaskState before = SnoozeTask(task, delay);
+  if (before == TaskState::kDone || before == TaskState::kCancelled) {
+    return false;
+  }
+  if (before == TaskState::kRunning || before == TaskState::kRunningRerun) {
+    auto running = [task] {
+      const TaskState state =
+          StateOf(task->word.load(std::memory_order_seq_cst));
+      return state == TaskState::kRunning || state == TaskState::kRunningRerun;
+    };
+    run_end_waiters_.fetch_add(1, std::memory_order_seq_cst);
+    {
+      std::unique_lock<std::mutex> lock(run_end_mu_);
+      run_end_cv_.wait(lock, [&] { return !running(); });
+    }
+    run_end_waiters_.fetch_sub(1, std::memory_order_relaxed);
+  }
+  return true;
+}
+
+void TaskExecutor::AfterRun(ExecutorTask* task, uint64_t running_word) {
+  uint64_t word = running_word;
+  for (;;) {
+    if (StateOf(word) == TaskState::kRunning) {
+      if (task->Transition(word, TaskState::kDone)) break;
+    } else if (task->Transition(word, TaskState::kDelayed)) {
+      // Snoozed while running: run again when due.
+      task->Ref();
+      timer_.Watch(task);
+      break;
+    }
+    word = task->word.load(std::memory_order_acquire);
+  }
+  // The transition above is sequentially consistent, so a SnoozeAndWait
+  // that counted itself before it either sees the run ended or is told.
+  if (run_end_waiters_.load(std::memory_order_seq_cst) > 0) {
+    { std::lock_guard<std::mutex> lock(run_end_mu_); }
+    run_end_cv_.notify_all();
+  }
+}
+
+int TaskExecutor::CancelTagged(int pool, const void* tag) {
+  std::vector<ExecutorTask*> cancelled;
+  pools_[pool]->CancelTagged(tag, &cancelled);
+  timer_.CancelTagged(pool, tag, &cancelled);
+  for (ExecutorTask* task : cancelled) {
+    RunOnCancel(task);
+    task->Unref();
+  }
+  return static_cast<int>(cancelled.size());
+}
+
+std::string TaskExecutor::StatsString() const {
+  std::string out;
+  for (int pool = 0; pool < num_pools(); ++pool) {
+    out += pool_names_[pool] + ": " + GetPoolStats(pool).ToString() + "\n";
+  }
+  return out;
+}
+
+}  // namespace rocksdb_cuckoo

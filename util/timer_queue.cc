@@ -1,0 +1,212 @@
+#include "util/timer_queue.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <chrono>
+
+namespace rocksdb_cuckoo {
+
+namespace {
+
+// std's heap functions build a max-heap; ordering by "later" makes the
+// earliest deadline the top.
+struct Later {
+  template <typename Entry>
+  bool operator()(const Entry& a, const Entry& b) const {
+    return a.deadline > b.deadline;
+  }
+};
+
+}  // namespace
+
+TimerQueue::TimerQueue(Callback due, Callback cancelled)
+    : due_(std::move(due)), cancelled_(std::move(cancelled)) {}
+
+TimerQueue::~TimerQueue() = default;
+
+void TimerQueue::Watch(ExecutorTask* task) {
+  // Read before the push: afterwards the task may already have run and gone.
+  const int64_t wake = task->wake_ns.load(std::memory_order_relaxed);
+  // Sequentially consistent with FileInbox's clear-then-read (see
+  // ExecutorPool::Enqueue).
+  if (task->in_timer_inbox.exchange(true, std::memory_order_seq_cst)) {
+    task->Unref();
+  } else {
+    inbox_.Push(task);
+  }
+  if (stopped_.load(std::memory_order_seq_cst)) {
+    // Stop has emptied the inbox already, or will; whoever gets there first
+    // cancels the task, exactly once (the word decides).
+    std::vector<ExecutorTask*> cancelled;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      CancelAll(&cancelled);
+    }
+    for (ExecutorTask* t : cancelled) cancelled_(t);
+    return;
+  }
+  if (!started_.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!started_.load(std::memory_order_relaxed) && !stopping_) {
+      thread_ = std::thread(&TimerQueue::ThreadMain, this);
+      started_.store(true, std::memory_order_release);
+    }
+  }
+  if (wake < armed_ns_.load(std::memory_order_seq_cst) ||
+      inbox_pushes_.fetch_add(1, std::memory_order_relaxed) + 1 ==
+          kInboxBatch) {
+    Kick();
+  }
+}
+
+void TimerQueue::NoteStaleEntry() {
+  if (dead_.fetch_add(1, std::memory_order_relaxed) + 1 ==
+      purge_at_.load(std::memory_order_relaxed)) {
+    Kick();
+  }
+}
+
+void TimerQueue::Kick() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    kicked_ = true;
+  }
+  cv_.notify_one();
+}
+
+void TimerQueue::PushEntry(const Entry& entry) {
+  heap_.push_back(entry);
+  std::push_heap(heap_.begin(), heap_.end(), Later());
+}
+
+void TimerQueue::FileInbox() {
+  inbox_pushes_.store(0, std::memory_order_relaxed);
+  ExecutorTask* task = inbox_.TakeAll();
+  while (task != nullptr) {
+    ExecutorTask* next = task->timer_next;
+    task->in_timer_inbox.store(false, std::memory_order_seq_cst);
+    const uint64_t word = task->word.load(std::memory_order_seq_cst);
+    if (StateOf(word) == TaskState::kDelayed) {
+      PushEntry({task->wake_ns.load(std::memory_order_relaxed), word, task});
+    } else {
+      task->Unref();  // cancelled before it was filed
+    }
+    task = next;
+  }
+}
+
+void TimerQueue::Purge() {
+  size_t kept = 0;
+  for (const Entry& entry : heap_) {
+    if (entry.task->word.load(std::memory_order_acquire) == entry.word) {
+      heap_[kept++] = entry;
+    } else {
+      entry.task->Unref();
+    }
+  }
+  heap_.resize(kept);
+  std::make_heap(heap_.begin(), heap_.end(), Later());
+  dead_.store(0, std::memory_order_relaxed);
+  purge_at_.store(std::max<uint64_t>(kInboxBatch, kept),
+                  std::memory_order_relaxed);
+}
+
+void TimerQueue::ThreadMain() {
+  pthread_setname_np(pthread_self(), "cuckoo-timer");
+  std::unique_lock<std::mutex> lock(mu_);
+  std::vector<ExecutorTask*> due;
+  while (!stopping_) {
+    kicked_ = false;
+    FileInbox();
+    if (dead_.load(std::memory_order_relaxed) >=
+        purge_at_.load(std::memory_order_relaxed)) {
+      Purge();
+    }
+    const int64_t now = SteadyNanos();
+    while (!heap_.empty() && heap_.front().deadline <= now) {
+      std::pop_heap(heap_.begin(), heap_.end(), Later());
+      const Entry entry = heap_.back();
+      heap_.pop_back();
+      ExecutorTask* task = entry.task;
+      if (task->word.load(std::memory_order_acquire) != entry.word) {
+        task->Unref();  // cancelled or snoozed since
+        continue;
+      }
+      const int64_t wake = task->wake_ns.load(std::memory_order_acquire);
+      if (wake > now) {
+        PushEntry({wake, entry.word, task});  // a snooze is landing
+      } else if (task->Transition(entry.word, TaskState::kReady)) {
+        due.push_back(task);
+      } else {
+        task->Unref();  // lost to Cancel or Snooze
+      }
+    }
+    const int64_t armed = heap_.empty() ? kNever : heap_.front().deadline;
+    armed_ns_.store(armed, std::memory_order_seq_cst);
+    if (!due.empty()) {
+      lock.unlock();
+      for (ExecutorTask* task : due) due_(task);
+      due.clear();
+      lock.lock();
+      continue;
+    }
+    // A Watch that read the old armed_ns_ pushed before we stored the new
+    // one, so it is in the inbox now.
+    if (kicked_ || !inbox_.Empty()) continue;
+    auto woken = [this] { return kicked_ || stopping_; };
+    if (armed == kNever) {
+      cv_.wait(lock, woken);
+    } else {
+      cv_.wait_until(lock,
+                     std::chrono::steady_clock::time_point(
+                         std::chrono::nanoseconds(armed)),
+                     woken);
+    }
+  }
+}
+
+void TimerQueue::CancelTagged(int pool, const void* tag,
+                              std::vector<ExecutorTask*>* out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  FileInbox();
+  for (const Entry& entry : heap_) {
+    ExecutorTask* task = entry.task;
+    if (task->pool == pool && task->tag == tag &&
+        task->Transition(entry.word, TaskState::kCancelled)) {
+      task->Ref();  // the heap entry keeps its own until it surfaces
+      out->push_back(task);
+      dead_.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+}
+
+void TimerQueue::CancelAll(std::vector<ExecutorTask*>* out) {
+  FileInbox();
+  for (const Entry& entry : heap_) {
+    if (entry.task->Transition(entry.word, TaskState::kCancelled)) {
+      out->push_back(entry.task);
+    } else {
+      entry.task->Unref();
+    }
+  }
+  heap_.clear();
+}
+
+void TimerQueue::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_one();
+  if (thread_.joinable()) thread_.join();
+  stopped_.store(true, std::memory_order_seq_cst);
+  std::vector<ExecutorTask*> cancelled;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    CancelAll(&cancelled);
+  }
+  for (ExecutorTask* task : cancelled) cancelled_(task);
+}
+
+}  // namespace rocksdb_cuckoo

@@ -1,0 +1,92 @@
+// The executor's delayed tasks: a binary heap ordered by wake time, served by
+// one thread (started on first use) that sleeps until the earliest task is
+// due and then hands it to its pool.
+//
+// Watch is a lock-free push onto an inbox that the timer thread files into
+// the heap; it wakes the thread only when the new wake time is earlier than
+// the one the thread sleeps towards, or once per kInboxBatch pushes so the
+// inbox stays short. Cancel and Snooze never search the heap: they change the
+// task's word, and heap entries recorded under an older word are dropped
+// when they surface (or in a purge once they outnumber the live ones).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "util/executor_task.h"
+#include "util/intrusive_mpsc_stack.h"
+
+namespace rocksdb_cuckoo {
+
+class TimerQueue {
+ public:
+  // Both get a task with one reference that they take over. `due`: the task
+  // is now kReady. `cancelled`: the timer cancelled it (it was kDelayed).
+  using Callback = std::function<void(ExecutorTask*)>;
+  TimerQueue(Callback due, Callback cancelled);
+  // Requires Stop().
+  ~TimerQueue();
+
+  TimerQueue(const TimerQueue&) = delete;
+  TimerQueue& operator=(const TimerQueue&) = delete;
+
+  // Files a task in kDelayed with its wake_ns set, taking over one reference.
+  // Also the way to say a delayed task's word or wake time changed. After
+  // Stop, the task is cancelled instead.
+  void Watch(ExecutorTask* task);
+  // A delayed task was cancelled or snoozed elsewhere: its heap entry is
+  // dead weight now.
+  void NoteStaleEntry();
+  // Cancels the delayed tasks of `pool` tagged `tag`; appends them to *out,
+  // one reference each for the caller.
+  void CancelTagged(int pool, const void* tag, std::vector<ExecutorTask*>* out);
+  // Stops the thread and cancels every delayed task (through `cancelled`).
+  void Stop();
+
+ private:
+  struct Entry {
+    int64_t deadline;
+    uint64_t word;
+    ExecutorTask* task;
+  };
+  using Inbox = IntrusiveMpscStack<ExecutorTask, &ExecutorTask::timer_next>;
+  // Wake the thread at least once per this many pushes and purge when dead
+  // entries exceed max(this, live entries).
+  static constexpr uint64_t kInboxBatch = 1024;
+  static constexpr int64_t kNever = INT64_MAX;
+
+  void ThreadMain();
+  void Kick();
+  // These require mu_.
+  void FileInbox();
+  void PushEntry(const Entry& entry);
+  void Purge();
+  // Cancels every task in the heap and inbox; requires mu_.
+  void CancelAll(std::vector<ExecutorTask*>* out);
+
+  const Callback due_;
+  const Callback cancelled_;
+
+  Inbox inbox_;
+  std::atomic<uint64_t> inbox_pushes_{0};
+  std::atomic<uint64_t> dead_{0};
+  std::atomic<uint64_t> purge_at_{kInboxBatch};
+  // The wake time the thread sleeps towards.
+  std::atomic<int64_t> armed_ns_{kNever};
+  std::atomic<bool> started_{false};
+  std::atomic<bool> stopped_{false};
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool kicked_ = false;
+  bool stopping_ = false;
+  std::vector<Entry> heap_;  // min-heap on deadline
+  std::thread thread_;
+};
+
+}  // namespace rocksdb_cuckoo
