@@ -14,7 +14,8 @@ cd "$(dirname "$0")/.."
 out=${1:?usage: $0 <output-folder>}
 build=${BUILD_DIR:-build}
 tools=(/usr/bin/db_bench /usr/bin/ldb "$build/db_bench_ext/table_reader_bench"
-  "$build/db_bench_ext/table_compare" "$build/cuckoo_sst_dump")
+  "$build/db_bench_ext/table_compare" "$build/db_bench_ext/make_options_file"
+  "$build/cuckoo_sst_dump")
 for extra in "$build"/db_bench_ext/*_bench; do
   [ -x "$extra" ] && tools+=("$extra")
 done
