@@ -6,10 +6,11 @@
 //   |                 | varint32 value_len | value                         |
 //   +-----------------+----------------------------------------------------+
 //
-// packed = sequence << 8 | value type, little-endian; internal-key order is
-// user key ascending, then packed descending. `next` links the versions of
-// one user key newest first (packed descending), so a chain is already in
-// internal-key order and the hash index holds only its head.
+// packed = sequence << 8 | value type, little-endian. The memtable orders
+// entries by user key ascending, then sequence descending (MemTable's
+// KeyComparator ignores the type byte, so a key and sequence identify an
+// entry). `next` links the versions of one user key newest first, so a chain
+// is already in memtable order and the hash index holds only its head.
 #pragma once
 
 #include <atomic>
@@ -31,7 +32,10 @@ struct HashNode {
 // The parts of an entry (or of an encoded lookup key) the index needs.
 struct EntryKey {
   ROCKSDB_NAMESPACE::Slice user_key;
-  uint64_t packed = 0;               // sequence << 8 | type
+  uint64_t packed = 0;  // sequence << 8 | type
+
+  uint64_t sequence() const { return packed >> 8; }
+  uint8_t type() const { return static_cast<uint8_t>(packed & 0xff); }
   const char* end_of_key = nullptr;  // first byte after the internal key
 };
 
@@ -72,8 +76,8 @@ inline EntryKey DecodeEntryKey(const char* encoded) {
   return key;
 }
 
-inline uint64_t PackedOf(const HashNode* node) {
-  return DecodeEntryKey(node->entry()).packed;
+inline uint64_t SequenceOf(const HashNode* node) {
+  return DecodeEntryKey(node->entry()).sequence();
 }
 
 // Key plus value bytes of an entry (what the statistics call its size).

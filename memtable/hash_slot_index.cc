@@ -145,7 +145,7 @@ bool HashSlotIndex::TryInsert(SlotArray* array, HashNode* node, uint64_t hash,
       // Lost the race; `seen` is the winner, maybe our own user key.
     }
     if (SlotTag(seen) == tag && HasUserKey(SlotNode(seen), key.user_key)) {
-      result->inserted = LinkVersion(slot, seen, node, key.packed);
+      result->inserted = LinkVersion(slot, seen, node, key.sequence());
       return true;
     }
   }
@@ -153,12 +153,12 @@ bool HashSlotIndex::TryInsert(SlotArray* array, HashNode* node, uint64_t hash,
 }
 
 bool HashSlotIndex::LinkVersion(std::atomic<uint64_t>* slot, uint64_t seen,
-                                HashNode* node, uint64_t packed) {
+                                HashNode* node, uint64_t sequence) {
   for (;;) {
     HashNode* head = SlotNode(seen);
-    const uint64_t head_packed = PackedOf(head);
-    if (packed == head_packed) return false;
-    if (packed > head_packed) {
+    const uint64_t head_sequence = SequenceOf(head);
+    if (sequence == head_sequence) return false;
+    if (sequence > head_sequence) {
       // Newest version: it becomes the head.
       node->next.store(head, std::memory_order_relaxed);
       if (slot->compare_exchange_weak(seen, MakeSlot(node, SlotTag(seen)),
@@ -174,9 +174,9 @@ bool HashSlotIndex::LinkVersion(std::atomic<uint64_t>* slot, uint64_t seen,
     for (;;) {
       HashNode* next = prev->next.load(std::memory_order_acquire);
       if (next != nullptr) {
-        const uint64_t next_packed = PackedOf(next);
-        if (packed == next_packed) return false;
-        if (packed < next_packed) {
+        const uint64_t next_sequence = SequenceOf(next);
+        if (sequence == next_sequence) return false;
+        if (sequence < next_sequence) {
           prev = next;
           continue;
         }

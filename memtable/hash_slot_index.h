@@ -37,7 +37,7 @@ class HashSlotIndex {
   HashSlotIndex& operator=(const HashSlotIndex&) = delete;
 
   struct InsertResult {
-    bool inserted = false;  // false: an entry with this key and packed exists
+    bool inserted = false;  // false: this key and sequence are already in
     bool new_key = false;   // the entry is its user key's first
     bool grew = false;      // this insert doubled the index
     uint32_t probes = 0;    // slots inspected
@@ -80,9 +80,9 @@ class HashSlotIndex {
   bool TryInsert(SlotArray* array, HashNode* node, uint64_t hash,
                  const EntryKey& key, InsertResult* result);
   // Links node into the version chain whose head `slot` holds (value
-  // `seen`); false if an entry with the same packed value is there.
+  // `seen`); false if an entry with the same sequence is there.
   static bool LinkVersion(std::atomic<uint64_t>* slot, uint64_t seen,
-                          HashNode* node, uint64_t packed);
+                          HashNode* node, uint64_t sequence);
   // Doubles `seen` unless another thread already replaced it; true if this
   // call did.
   bool Grow(SlotArray* seen);

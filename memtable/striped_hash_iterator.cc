@@ -84,13 +84,13 @@ void StripedHashIterator::Seek(const Slice& internal_key,
   if (index > 0) {
     // The head before `index` is < target, but when it has the target's
     // user key its older versions may be >= target. Within one user key the
-    // order is packed descending.
+    // order is sequence descending.
     const EntryKey key = DecodeEntryKey(target);
     HashNode* head = view_->head(index - 1);
     if (DecodeEntryKey(head->entry()).user_key == key.user_key) {
       for (HashNode* node = NextOf(head); node != nullptr;
            node = NextOf(node)) {
-        if (PackedOf(node) <= key.packed) {
+        if (SequenceOf(node) <= key.sequence()) {
           index_ = index - 1;
           node_ = node;
           return;
@@ -120,7 +120,8 @@ void StripedHashIterator::SeekForPrev(const Slice& internal_key,
     return;
   }
   for (HashNode* next = NextOf(node);
-       next != nullptr && PackedOf(next) >= key.packed; next = NextOf(next)) {
+       next != nullptr && SequenceOf(next) >= key.sequence();
+       next = NextOf(next)) {
     node = next;
   }
   node_ = node;

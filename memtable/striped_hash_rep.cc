@@ -79,7 +79,7 @@ bool StripedHashRep::InsertEntry(KeyHandle handle) {
   stripe.Add(kStatInserts, 1);
   stripe.Add(kStatInsertBytes, EntryPayloadBytes(key));
   if (result.new_key) stripe.Add(kStatNewKeys, 1);
-  switch (static_cast<ValueType>(key.packed & 0xff)) {
+  switch (static_cast<ValueType>(key.type())) {
     case kTypeDeletion:
     case kTypeSingleDeletion:
     case kTypeDeletionWithTimestamp:
@@ -103,11 +103,11 @@ bool StripedHashRep::Contains(const char* key) const {
   if (found.tag_collisions != 0) {
     stripe.Add(kStatTagCollisions, found.tag_collisions);
   }
-  // Versions are newest (largest packed) first.
+  // Versions are newest (largest sequence) first.
   for (const HashNode* node = found.head; node != nullptr;
        node = NextOf(node)) {
-    const uint64_t packed = PackedOf(node);
-    if (packed <= target.packed) return packed == target.packed;
+    const uint64_t sequence = SequenceOf(node);
+    if (sequence <= target.sequence()) return sequence == target.sequence();
   }
   return false;
 }
@@ -125,7 +125,7 @@ void StripedHashRep::Get(const LookupKey& key, void* callback_args,
   // Like a skip list Seek to the lookup key: skip versions newer than the
   // lookup's sequence, then hand out the rest newest first.
   HashNode* node = found.head;
-  while (node != nullptr && PackedOf(node) > target.packed) {
+  while (node != nullptr && SequenceOf(node) > target.sequence()) {
     node = NextOf(node);
   }
   for (; node != nullptr; node = NextOf(node)) {
@@ -195,7 +195,13 @@ void StripedHashRep::UniqueRandomSample(
 }
 
 size_t StripedHashRep::ApproximateMemoryUsage() {
+  if (read_only_.load(std::memory_order_acquire)) return read_only_usage_;
   return index_.MemoryUsage() + view_bytes_.load(std::memory_order_relaxed);
+}
+
+void StripedHashRep::MarkReadOnly() {
+  read_only_usage_ = ApproximateMemoryUsage();
+  read_only_.store(true, std::memory_order_release);
 }
 
 void StripedHashRep::MarkFlushed() {

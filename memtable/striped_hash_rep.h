@@ -70,6 +70,10 @@ class StripedHashRep : public ROCKSDB_NAMESPACE::MemTableRep {
                           std::unordered_set<const char*>* entries) override;
   size_t ApproximateMemoryUsage() override;
 
+  // Freezes ApproximateMemoryUsage(): RocksDB's immutable memtable list
+  // subtracts on release exactly what it added, so the value may not grow
+  // once the memtable joins it (the flush's view is built after that).
+  void MarkReadOnly() override;
   // The flushed memtable may live on for readers; the view is rebuilt if
   // one of them iterates.
   void MarkFlushed() override;
@@ -92,6 +96,8 @@ class StripedHashRep : public ROCKSDB_NAMESPACE::MemTableRep {
   std::shared_ptr<const SortedView> view_;  // guarded by view_mutex_
   uint64_t view_entries_ = 0;               // NumEntries() it was built at
   std::atomic<size_t> view_bytes_{0};
+  std::atomic<bool> read_only_{false};
+  size_t read_only_usage_ = 0;  // written before read_only_ is set
 };
 
 }  // namespace rocksdb_cuckoo

@@ -1,0 +1,141 @@
+// Drives a MemTableRep directly, the way MemTable does (Allocate, encode the
+// entry, Insert*), and keeps what a test needs to check it: encoded entries,
+// lookups, and a reference order from the same comparator RocksDB uses.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "db/dbformat.h"
+#include "db/lookup_key.h"
+#include "db/memtable.h"
+#include "memory/concurrent_arena.h"
+#include "memtable/striped_hash_memtable.h"
+#include "rocksdb/comparator.h"
+#include "rocksdb/memtablerep.h"
+#include "util/coding.h"
+
+namespace rocksdb_cuckoo::testing {
+
+using namespace ROCKSDB_NAMESPACE;
+
+// One memtable entry, as MemTable::Add lays it out.
+struct Entry {
+  std::string user_key;
+  SequenceNumber seq;
+  ValueType type;
+  std::string value;
+
+  // varint32 internal-key length, internal key: what the rep's comparator,
+  // Contains and the iterators' key() speak.
+  std::string MemtableKey() const {
+    std::string out;
+    std::string ikey = InternalKey();
+    PutVarint32(&out, static_cast<uint32_t>(ikey.size()));
+    out += ikey;
+    return out;
+  }
+  std::string InternalKey() const {
+    std::string ikey;
+    AppendInternalKey(&ikey, ParsedInternalKey(user_key, seq, type));
+    return ikey;
+  }
+  std::string Encoded() const {
+    std::string out = MemtableKey();
+    PutVarint32(&out, static_cast<uint32_t>(value.size()));
+    out += value;
+    return out;
+  }
+};
+
+// Decodes what an iterator or Get hands back.
+inline Entry DecodeEntry(const char* encoded) {
+  uint32_t ikey_len = 0;
+  const char* p = GetVarint32Ptr(encoded, encoded + 5, &ikey_len);
+  ParsedInternalKey parsed;
+  ParseInternalKey(Slice(p, ikey_len), &parsed, false).PermitUncheckedError();
+  uint32_t value_len = 0;
+  const char* v = GetVarint32Ptr(p + ikey_len, p + ikey_len + 5, &value_len);
+  return Entry{parsed.user_key.ToString(), parsed.sequence, parsed.type,
+               std::string(v, value_len)};
+}
+
+class RepHarness {
+ public:
+  explicit RepHarness(
+      const StripedHashMemTableOptions& options = StripedHashMemTableOptions(),
+      const Comparator* user_comparator = BytewiseComparator())
+      : factory_(NewStripedHashMemTableFactory(options)),
+        key_comparator_(InternalKeyComparator(user_comparator)),
+        rep_(factory_->CreateMemTableRep(key_comparator_, &arena_, nullptr,
+                                         nullptr)) {}
+
+  MemTableRep* rep() { return rep_.get(); }
+  StripedHashMemTableFactory* factory() { return factory_.get(); }
+  const MemTableRep::KeyComparator& comparator() const {
+    return key_comparator_;
+  }
+
+  // Allocates and fills the entry like MemTable::Add; returns the handle.
+  KeyHandle Prepare(const Entry& entry) {
+    const std::string encoded = entry.Encoded();
+    char* buf = nullptr;
+    KeyHandle handle = rep_->Allocate(encoded.size(), &buf);
+    memcpy(buf, encoded.data(), encoded.size());
+    return handle;
+  }
+  bool Insert(const Entry& entry) { return rep_->InsertKey(Prepare(entry)); }
+  bool InsertConcurrently(const Entry& entry) {
+    return rep_->InsertKeyConcurrently(Prepare(entry));
+  }
+
+  // Everything Get hands to its callback, in order, until `stop_after`
+  // entries (the callback then returns false).
+  std::vector<Entry> Get(const std::string& user_key, SequenceNumber seq,
+                         size_t stop_after = SIZE_MAX) {
+    struct State {
+      std::vector<Entry> seen;
+      size_t stop_after;
+    } state{{}, stop_after};
+    LookupKey lookup(user_key, seq);
+    rep_->Get(lookup, &state, [](void* arg, const char* entry) {
+      auto* s = static_cast<State*>(arg);
+      s->seen.push_back(DecodeEntry(entry));
+      return s->seen.size() < s->stop_after;
+    });
+    return state.seen;
+  }
+
+  // Memtable keys sorted by the rep's own comparator: the order an iterator
+  // must produce.
+  std::vector<std::string> SortedMemtableKeys(
+      const std::vector<Entry>& entries) const {
+    std::vector<std::string> keys;
+    for (const Entry& e : entries) keys.push_back(e.MemtableKey());
+    std::sort(keys.begin(), keys.end(),
+              [this](const std::string& a, const std::string& b) {
+                return key_comparator_(a.data(), b.data()) < 0;
+              });
+    return keys;
+  }
+
+ private:
+  std::shared_ptr<StripedHashMemTableFactory> factory_;
+  MemTable::KeyComparator key_comparator_;
+  ConcurrentArena arena_;
+  std::unique_ptr<MemTableRep> rep_;
+};
+
+// The memtable key at an iterator position (prefix + internal key).
+inline std::string MemtableKeyAt(const char* entry) {
+  uint32_t ikey_len = 0;
+  const char* p = GetVarint32Ptr(entry, entry + 5, &ikey_len);
+  return std::string(entry, static_cast<size_t>(p - entry) + ikey_len);
+}
+
+}  // namespace rocksdb_cuckoo::testing

@@ -1,0 +1,64 @@
+// StripedCounters: layout (each stripe on its own cache lines), stripe counts
+// per mode, and sums.
+#include "util/striped_counters.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <set>
+
+namespace rocksdb_cuckoo {
+namespace {
+
+TEST(StripedCountersTest, StripesSitOnTheirOwnCacheLines) {
+  const StripedCounters counters(3, StripeMode::kCore);
+  ASSERT_EQ(counters.num_stripes(), CpuTopology::System().num_cpus());
+  std::set<uintptr_t> lines;
+  for (size_t s = 0; s < counters.num_stripes(); ++s) {
+    const auto first = reinterpret_cast<uintptr_t>(&counters.At(s)[0]);
+    const auto last = reinterpret_cast<uintptr_t>(&counters.At(s)[2]);
+    EXPECT_EQ(first % StripedCounters::kCacheLine, 0u);
+    EXPECT_EQ(first / StripedCounters::kCacheLine,
+              last / StripedCounters::kCacheLine);
+    EXPECT_TRUE(lines.insert(first / StripedCounters::kCacheLine).second);
+  }
+  EXPECT_EQ(counters.MemoryUsage(),
+            counters.num_stripes() * StripedCounters::kCacheLine);
+}
+
+TEST(StripedCountersTest, WideStripesSpanWholeLines) {
+  // 10 counters need two lines per stripe; stripes still never share one.
+  const StripedCounters counters(10, StripeMode::kCore);
+  if (counters.num_stripes() > 1) {
+    const auto end_of_first = reinterpret_cast<uintptr_t>(&counters.At(0)[9]);
+    const auto second = reinterpret_cast<uintptr_t>(&counters.At(1)[0]);
+    EXPECT_LT(end_of_first / StripedCounters::kCacheLine,
+              second / StripedCounters::kCacheLine);
+  }
+  EXPECT_EQ(counters.MemoryUsage(),
+            counters.num_stripes() * 2 * StripedCounters::kCacheLine);
+}
+
+TEST(StripedCountersTest, ModesGiveTheirStripeCounts) {
+  EXPECT_EQ(StripedCounters(1, StripeMode::kNone).num_stripes(), 1u);
+  const CpuTopology& system = CpuTopology::System();
+  EXPECT_EQ(StripedCounters(1, StripeMode::kLlc).num_stripes(),
+            system.num_llcs() == 0 ? 1u : system.num_llcs());
+  EXPECT_EQ(StripedCounters(1, StripeMode::kCore).mode(), StripeMode::kCore);
+}
+
+TEST(StripedCountersTest, SumsAddsFromEveryStripe) {
+  StripedCounters counters(2, StripeMode::kCore);
+  for (size_t s = 0; s < counters.num_stripes(); ++s) {
+    counters.At(s).Add(0, s + 1);
+  }
+  counters.Add(1, 5);
+  counters.Local().Add(1, 2);
+  const uint64_t n = counters.num_stripes();
+  EXPECT_EQ(counters.Sum(0), n * (n + 1) / 2);
+  EXPECT_EQ(counters.Sum(1), 7u);
+  EXPECT_LT(counters.LocalIndex(), counters.num_stripes());
+}
+
+}  // namespace
+}  // namespace rocksdb_cuckoo

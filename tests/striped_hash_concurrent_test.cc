@@ -1,0 +1,269 @@
+// The striped_hash memtable under concurrency: several writers through
+// InsertKeyConcurrently (with a tiny initial index, so it doubles many times
+// while they run), readers and iterators alongside; then the same through a
+// DB with allow_concurrent_memtable_write. Labelled `concurrent`, so the TSan
+// configuration runs it.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "plugin/rocksdb_cuckoo.h"
+#include "rocksdb/convenience.h"
+#include "rocksdb/db.h"
+#include "tests/memtable_rep_harness.h"
+#include "tests/status_assertions.h"
+
+namespace rocksdb_cuckoo::testing {
+namespace {
+
+#ifdef CUCKOO_SANITIZED
+constexpr int kPerWriter = 3000;
+#else
+constexpr int kPerWriter = 20000;
+#endif
+constexpr int kWriters = 4;
+
+// Writer w's i-th key; fixed width so a scan can parse it back.
+std::string KeyOf(int writer, int i) {
+  char buf[32];
+  snprintf(buf, sizeof(buf), "w%d-%08d", writer, i);
+  return buf;
+}
+
+bool ParseKey(const std::string& key, int* writer, int* i) {
+  return sscanf(key.c_str(), "w%d-%d", writer, i) == 2;
+}
+
+// Unique per (writer, i, version).
+SequenceNumber SeqOf(int writer, int i, int version) {
+  return (static_cast<SequenceNumber>(i) * kWriters + writer) * 4 + version + 1;
+}
+
+TEST(StripedHashConcurrentTest, WritersReadersAndIteratorsAgree) {
+  StripedHashMemTableOptions options;
+  options.bucket_count = 16;
+  RepHarness h(options);
+  // published[w] = n: writer w's keys 0..n-1 are fully inserted.
+  std::atomic<int> published[kWriters];
+  for (auto& p : published) p.store(0);
+  std::atomic<int> writers_left{kWriters};
+  std::atomic<int> failures{0};
+  std::atomic<int> refused{0};
+
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      for (int i = 0; i < kPerWriter; ++i) {
+        // Every fourth key gets a second, newer version right away: chains
+        // grow while others read them.
+        const int versions = i % 4 == 0 ? 2 : 1;
+        for (int v = 0; v < versions; ++v) {
+          if (!h.InsertConcurrently(
+                  {KeyOf(w, i), SeqOf(w, i, v), kTypeValue, "x"})) {
+            refused.fetch_add(1);
+          }
+        }
+        published[w].store(i + 1, std::memory_order_release);
+      }
+      writers_left.fetch_sub(1);
+    });
+  }
+  // A reader: every published key must be found, with all its versions.
+  threads.emplace_back([&] {
+    std::mt19937_64 random(7);
+    while (writers_left.load() > 0) {
+      const int w = static_cast<int>(random() % kWriters);
+      const int n = published[w].load(std::memory_order_acquire);
+      if (n == 0) continue;
+      const int i = static_cast<int>(random() % n);
+      const std::vector<Entry> got = h.Get(KeyOf(w, i), kMaxSequenceNumber);
+      const size_t expected = i % 4 == 0 ? 2 : 1;
+      if (got.size() != expected || got[0].seq != SeqOf(w, i, expected - 1)) {
+        failures.fetch_add(1);
+      }
+    }
+  });
+  // An iterator user: each view is sorted and holds what was published
+  // before it was made.
+  threads.emplace_back([&] {
+    const MemTableRep::KeyComparator& cmp = h.comparator();
+    while (writers_left.load() > 0) {
+      int before[kWriters];
+      for (int w = 0; w < kWriters; ++w) {
+        before[w] = published[w].load(std::memory_order_acquire);
+      }
+      std::unique_ptr<MemTableRep::Iterator> iter(h.rep()->GetIterator());
+      std::vector<int> seen(kWriters, 0);
+      std::string previous;
+      for (iter->SeekToFirst(); iter->Valid(); iter->Next()) {
+        const std::string current = MemtableKeyAt(iter->key());
+        if (!previous.empty() && cmp(previous.data(), current.data()) >= 0) {
+          failures.fetch_add(1);
+        }
+        previous = current;
+        int w;
+        int i;
+        const Entry e = DecodeEntry(iter->key());
+        if (!ParseKey(e.user_key, &w, &i)) {
+          failures.fetch_add(1);
+        } else if (i < before[w] && e.seq == SeqOf(w, i, 0)) {
+          ++seen[w];
+        }
+      }
+      for (int w = 0; w < kWriters; ++w) {
+        // Every key below before[w] appears with its first version (later
+        // keys may appear too).
+        if (seen[w] < before[w]) failures.fetch_add(1);
+      }
+    }
+  });
+  for (std::thread& t : threads) t.join();
+
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(refused.load(), 0);
+  std::vector<Entry> all;
+  for (int w = 0; w < kWriters; ++w) {
+    for (int i = 0; i < kPerWriter; ++i) {
+      for (int v = 0; v < (i % 4 == 0 ? 2 : 1); ++v) {
+        all.push_back({KeyOf(w, i), SeqOf(w, i, v), kTypeValue, "x"});
+      }
+    }
+  }
+  std::unique_ptr<MemTableRep::Iterator> iter(h.rep()->GetIterator());
+  std::vector<std::string> scanned;
+  for (iter->SeekToFirst(); iter->Valid(); iter->Next()) {
+    scanned.push_back(MemtableKeyAt(iter->key()));
+  }
+  EXPECT_EQ(scanned, h.SortedMemtableKeys(all));
+  const StripedHashMemTableStats stats = h.factory()->GetStats();
+  EXPECT_EQ(stats.inserts, all.size());
+  EXPECT_EQ(stats.new_keys, static_cast<uint64_t>(kWriters) * kPerWriter);
+  EXPECT_GE(stats.resizes, 10u);
+}
+
+TEST(StripedHashConcurrentTest, VersionsOfSharedKeysStayOrdered) {
+  constexpr int kKeys = 64;
+  constexpr int kRounds = kPerWriter / 10;
+  RepHarness h;
+  std::atomic<int> duplicate_wins{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      for (int r = 0; r < kRounds; ++r) {
+        // All writers hit the same keys with interleaved sequence numbers,
+        // so versions arrive out of order and race for the same chains.
+        const SequenceNumber seq =
+            static_cast<SequenceNumber>(r) * kWriters + w + 1;
+        ASSERT_TRUE(h.InsertConcurrently(
+            {"shared" + std::to_string(r % kKeys), seq, kTypeMerge, "m"}));
+        // All writers also insert one identical entry: one must win.
+        if (r == kRounds / 2 &&
+            h.InsertConcurrently({"dup", 1, kTypeValue, std::to_string(w)})) {
+          duplicate_wins.fetch_add(1);
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+
+  EXPECT_EQ(duplicate_wins.load(), 1);
+  size_t total = 0;
+  for (int k = 0; k < kKeys; ++k) {
+    const std::vector<Entry> got =
+        h.Get("shared" + std::to_string(k), kMaxSequenceNumber);
+    for (size_t i = 1; i < got.size(); ++i) {
+      ASSERT_GT(got[i - 1].seq, got[i].seq);
+    }
+    total += got.size();
+  }
+  EXPECT_EQ(total, static_cast<size_t>(kRounds) * kWriters);
+  EXPECT_EQ(h.factory()->GetStats().duplicates, kWriters - 1u);
+}
+
+// Through a DB: writer threads with allow_concurrent_memtable_write, small
+// memtables so flushes run meanwhile, and a reader.
+TEST(StripedHashConcurrentTest, DbWithConcurrentMemtableWrites) {
+  register_rocksdb_cuckoo(*ObjectLibrary::Default(), "");
+  const std::string path = ::testing::TempDir() + "/striped_hash_concurrent_" +
+                           std::to_string(getpid());
+  std::filesystem::remove_all(path);
+  ConfigOptions config;
+  config.ignore_unknown_options = false;
+  config.ignore_unsupported_options = false;
+  Options options;
+  ASSERT_OK(GetOptionsFromString(
+      config, Options(),
+      "create_if_missing=true;memtable_factory=striped_hash;"
+      "allow_concurrent_memtable_write=true;"
+      "enable_write_thread_adaptive_yield=true;write_buffer_size=65536;"
+      "max_write_buffer_number=4",
+      &options));
+  ASSERT_STREQ(options.memtable_factory->Name(), "striped_hash");
+  std::unique_ptr<DB> db;
+  {
+    DB* raw = nullptr;
+    ASSERT_OK(DB::Open(options, path, &raw));
+    db.reset(raw);
+  }
+  constexpr int kBatches = kPerWriter / 20;
+  constexpr int kPerBatch = 8;
+  std::atomic<int> published[kWriters];
+  for (auto& p : published) p.store(0);
+  std::atomic<int> writers_left{kWriters};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      for (int b = 0; b < kBatches; ++b) {
+        WriteBatch batch;
+        for (int k = 0; k < kPerBatch; ++k) {
+          const int i = b * kPerBatch + k;
+          batch.Put(KeyOf(w, i), "value" + std::to_string(i));
+        }
+        if (!db->Write(WriteOptions(), &batch).ok()) failures.fetch_add(1);
+        published[w].store((b + 1) * kPerBatch, std::memory_order_release);
+      }
+      writers_left.fetch_sub(1);
+    });
+  }
+  threads.emplace_back([&] {
+    std::mt19937_64 random(11);
+    while (writers_left.load() > 0) {
+      const int w = static_cast<int>(random() % kWriters);
+      const int n = published[w].load(std::memory_order_acquire);
+      if (n == 0) continue;
+      const int i = static_cast<int>(random() % n);
+      std::string value;
+      if (!db->Get(ReadOptions(), KeyOf(w, i), &value).ok() ||
+          value != "value" + std::to_string(i)) {
+        failures.fetch_add(1);
+      }
+    }
+  });
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+
+  std::unique_ptr<Iterator> iter(db->NewIterator(ReadOptions()));
+  int count = 0;
+  for (iter->SeekToFirst(); iter->Valid(); iter->Next()) ++count;
+  ASSERT_OK(iter->status());
+  EXPECT_EQ(count, kWriters * kBatches * kPerBatch);
+  iter.reset();
+  // Memtables filled and were flushed while writers ran.
+  std::vector<LiveFileMetaData> files;
+  db->GetLiveFilesMetaData(&files);
+  EXPECT_FALSE(files.empty());
+  ASSERT_OK(db->Close());
+  db.reset();
+  std::filesystem::remove_all(path);
+}
+
+}  // namespace
+}  // namespace rocksdb_cuckoo::testing
