@@ -138,6 +138,7 @@ struct DutVariant {
 
 const DutVariant kDutVariants[] = {
     {"default", "", ""},
+    {"striped_hash", "memtable_factory=striped_hash", ""},
 };
 
 std::string Printable(const std::string& s, size_t limit = 48) {
