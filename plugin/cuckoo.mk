@@ -4,7 +4,7 @@
 # plugin/install_in_tree.sh --update-mk; do not edit by hand.
 # Paths are relative to <rocksdb>/plugin/cuckoo.
 cuckoo_SOURCES = cache/jemalloc_arena_allocator.cc cache/jemalloc_arenas.cc cache/jemalloc_runtime.cc cache/memory_report.cc memtable/hash_slot_index.cc memtable/resize_gate.cc memtable/sorted_view.cc memtable/striped_hash_factory.cc memtable/striped_hash_iterator.cc memtable/striped_hash_rep.cc memtable/striped_hash_stats.cc plugin/registration.cc table/cuckoo_hash_table_builder.cc table/cuckoo_hash_table_factory.cc table/cuckoo_hash_table_format.cc table/cuckoo_hash_table_iterator.cc table/cuckoo_hash_table_reader.cc table/cuckoo_placement.cc table/pinned_file_memory.cc util/async_executor_env.cc util/checksum.cc util/cpu_topology.cc util/executor_pool.cc util/fair_ready_queue.cc util/key_hash.cc util/latency_histogram.cc util/striped_counters.cc util/task_executor.cc util/thread_parker.cc util/thread_priority.cc util/timer_queue.cc
-cuckoo_HEADERS = plugin/rocksdb_cuckoo.h table/cuckoo_hash_table.h
+cuckoo_HEADERS = plugin/rocksdb_cuckoo.h table/cuckoo_hash_table.h memtable/striped_hash_memtable.h
 cuckoo_FUNC = register_rocksdb_cuckoo
 cuckoo_LIBS = pthread
 cuckoo_LDFLAGS = -lpthread

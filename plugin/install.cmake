@@ -3,7 +3,8 @@
 #   cmake --install <build> --prefix <prefix>
 # gives
 #   <prefix>/lib/librocksdb_cuckoo.{so,a}
-#   <prefix>/include/rocksdb_cuckoo/{rocksdb_cuckoo.h,cuckoo_hash_table.h}
+#   <prefix>/include/rocksdb_cuckoo/{rocksdb_cuckoo.h,cuckoo_hash_table.h,
+#                                     striped_hash_memtable.h}
 #   <prefix>/bin/{cuckoo_sst_dump,cuckoo_ldb}
 #   <prefix>/lib/cmake/RocksDBCuckoo/RocksDBCuckoo{Config,ConfigVersion,
 #                                                   Targets*}.cmake
@@ -24,7 +25,8 @@ set(CUCKOO_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/RocksDBCuckoo"
 # compiles each installed header on its own to keep it that way.
 set(CUCKOO_PUBLIC_HEADERS
   ${CMAKE_CURRENT_LIST_DIR}/rocksdb_cuckoo.h
-  ${CMAKE_CURRENT_SOURCE_DIR}/table/cuckoo_hash_table.h)
+  ${CMAKE_CURRENT_SOURCE_DIR}/table/cuckoo_hash_table.h
+  ${CMAKE_CURRENT_SOURCE_DIR}/memtable/striped_hash_memtable.h)
 install(FILES ${CUCKOO_PUBLIC_HEADERS}
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rocksdb_cuckoo
   COMPONENT devel)

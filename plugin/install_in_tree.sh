@@ -12,7 +12,7 @@
 #   make -j"$(nproc)" ROCKSDB_PLUGINS=cuckoo static_lib db_bench ldb sst_dump
 #
 # <rocksdb-source-dir>/plugin/cuckoo then holds copies (symlinks with --link)
-# of table/ util/ cache/ plugin/, a cuckoo.mk generated from
+# of table/ memtable/ util/ cache/ plugin/, a cuckoo.mk generated from
 # CUCKOO_LIB_SOURCES in this project's CMakeLists.txt, and plugin/CMakeLists.txt
 # as its CMakeLists.txt (it only sets variables; RocksDB makes the targets).
 # Re-running replaces an earlier installation; --force replaces a
@@ -75,7 +75,7 @@ generate_mk() {
 # plugin/install_in_tree.sh --update-mk; do not edit by hand.
 # Paths are relative to <rocksdb>/plugin/cuckoo.
 cuckoo_SOURCES = ${sources}
-cuckoo_HEADERS = plugin/rocksdb_cuckoo.h table/cuckoo_hash_table.h
+cuckoo_HEADERS = plugin/rocksdb_cuckoo.h table/cuckoo_hash_table.h memtable/striped_hash_memtable.h
 cuckoo_FUNC = register_rocksdb_cuckoo
 cuckoo_LIBS = pthread
 cuckoo_LDFLAGS = -lpthread
@@ -129,7 +129,7 @@ if [[ -e "${dest}" || -L "${dest}" ]]; then
 fi
 mkdir -p "${dest}"
 
-for dir in table util cache plugin; do
+for dir in table memtable util cache plugin; do
   [[ -d "${project_dir}/${dir}" ]] || continue
   if [[ ${link} -eq 1 ]]; then
     ln -s "${project_dir}/${dir}" "${dest}/${dir}"

@@ -28,8 +28,8 @@ extern "C" int register_rocksdb_cuckoo(ObjectLibrary& library,
       });
   library.AddFactory<MemTableRepFactory>(
       rocksdb_cuckoo::kStripedHashMemTableName,
-      [](const std::string& /*uri*/,
-         std::unique_ptr<MemTableRepFactory>* guard, std::string* /*errmsg*/) {
+      [](const std::string& /*uri*/, std::unique_ptr<MemTableRepFactory>* guard,
+         std::string* /*errmsg*/) {
         guard->reset(new rocksdb_cuckoo::StripedHashMemTableFactory());
         return guard->get();
       });
