@@ -1,0 +1,244 @@
+#!/usr/bin/python3
+"""The striped_hash memtable against RocksDB's skip list, through the stock
+db_bench (Debian's rocksdb-tools 7.8.3) with build/librocksdb_cuckoo.so
+preloaded: `--memtablerep=striped_hash` vs `--memtablerep=skip_list`, every
+other flag equal (issue 4, DESIGN §3.2).
+
+Workloads, all on a memtable that is never flushed while measured:
+  get      fillseq of --num keys into a large write buffer, then readrandom
+           (--reads lookups, all hits, one thread): point Get from the
+           memtable only. Its memstats give memory per entry at --num keys.
+  insert   fillrandom with WAL off and allow_concurrent_memtable_write=true,
+           --insert_total operations split over each of --insert_threads.
+  scan     fillrandom of --scan_num entries (a ~64 MiB memtable), then
+           readseq: a full iteration of the memtable through a DB iterator.
+  flush    fillrandom of --scan_num entries, memstats (memory per entry of a
+           ~64 MiB memtable), then flush: the flush job's time from the DB's
+           LOG (flush_started to flush_finished), compression off.
+scan and flush run in separate processes so that the flush cannot reuse the
+sorted view the scan built.
+
+The representations take turns within every repetition (they share the
+machine's noise); the report gives the median of --repeats runs, min and
+max, and ours/skip_list from the medians. Every run is checked: db_bench's
+LOG must name the memtable factory asked for, and reads must find every key.
+The striped counters (ROCKSDB_CUCKOO_MEMTABLE_STATS) of the last run of each
+workload are printed.
+
+Default run: about 3-5 minutes on 2 busy cores. The lead's scaling run on a
+bigger machine, for example:
+  db_bench_ext/memtable_compare.py --insert_threads=1,2,4,8,16 --repeats=5
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPS = ("skip_list", "striped_hash")
+OPS_RE = re.compile(r"^(\w+)\s*:\s*([\d.]+) micros/op (\d+) ops/sec")
+STAT_RE = re.compile(r"^(rocksdb\.[\w-]+): (\d+)$", re.M)
+
+
+def parse_args():
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--db_bench", default=shutil.which("db_bench") or "/usr/bin/db_bench")
+    p.add_argument("--lib", default=os.path.join(REPO, "build", "librocksdb_cuckoo.so"))
+    p.add_argument("--db_dir", default="/dev/shm/memtable_compare"
+                   if os.path.isdir("/dev/shm") else "/tmp/memtable_compare")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--workloads", default="get,insert,scan,flush")
+    p.add_argument("--num", type=int, default=1000000, help="keys for get")
+    p.add_argument("--reads", type=int, default=500000, help="lookups for get")
+    p.add_argument("--insert_threads", default="2",
+                   help="comma-separated thread counts for insert")
+    p.add_argument("--insert_total", type=int, default=1000000,
+                   help="insert operations per run, split over the threads")
+    p.add_argument("--scan_num", type=int, default=460000,
+                   help="entries for scan/flush (~64 MiB with 16+100 bytes)")
+    p.add_argument("--key_size", type=int, default=16)
+    p.add_argument("--value_size", type=int, default=100)
+    p.add_argument("--extra", default="", help="more db_bench flags for every run")
+    p.add_argument("--out", default="", help="also write the report and raw runs "
+                   "(JSON) to OUT.txt / OUT.json")
+    return p.parse_args()
+
+
+def run_db_bench(args, rep, benchmarks, flags):
+    """One db_bench process; returns (stdout, LOG text, stderr)."""
+    db = os.path.join(args.db_dir, rep)
+    shutil.rmtree(db, ignore_errors=True)
+    cmd = [args.db_bench, f"--db={db}", f"--memtablerep={rep}",
+           f"--benchmarks={benchmarks}", f"--key_size={args.key_size}",
+           f"--value_size={args.value_size}", "--disable_wal=1",
+           "--compression_type=none", "--disable_auto_compactions=1",
+           "--max_write_buffer_number=2", "--seed=42", "--histogram=0",
+           "--statistics=0"] + flags + args.extra.split()
+    env = dict(os.environ, LD_PRELOAD=args.lib, ROCKSDB_CUCKOO_MEMTABLE_STATS="1")
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"db_bench failed ({proc.returncode}): {' '.join(cmd)}\n"
+                 f"{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+    with open(os.path.join(db, "LOG"), errors="replace") as f:
+        log = f.read()
+    want = f"Options.memtable_factory: {rep}"
+    if rep == "skip_list":
+        want = "Options.memtable_factory: SkipListFactory"
+    if want not in log:
+        sys.exit(f"{rep}: the DB's LOG does not say '{want}': wrong memtable ran")
+    shutil.rmtree(db, ignore_errors=True)
+    return proc.stdout, log, proc.stderr
+
+
+def ops_per_sec(stdout, benchmark):
+    for line in stdout.splitlines():
+        m = OPS_RE.match(line)
+        if m and m.group(1) == benchmark:
+            return float(m.group(3)), line
+    sys.exit(f"no '{benchmark}' result in db_bench output:\n{stdout[-2000:]}")
+
+
+def bytes_per_entry(stdout):
+    stats = dict(STAT_RE.findall(stdout))
+    size = int(stats["rocksdb.cur-size-active-mem-table"])
+    entries = int(stats["rocksdb.num-entries-active-mem-table"])
+    return size / entries
+
+
+def flush_seconds(log):
+    events = {}
+    for m in re.finditer(r"EVENT_LOG_v1 (\{.*\})", log):
+        event = json.loads(m.group(1))
+        if event.get("event") in ("flush_started", "flush_finished"):
+            events.setdefault(event["event"], event["time_micros"])
+    if len(events) != 2:
+        sys.exit("flush events missing from the DB's LOG")
+    return (events["flush_finished"] - events["flush_started"]) / 1e6
+
+
+def striped_stats(stderr):
+    lines = [l for l in stderr.splitlines() if l.startswith("striped_hash stats:")]
+    return lines[-1] if lines else "(none printed)"
+
+
+def large_buffer(num_entries, args):
+    # Room for every entry and the index (< 200 bytes each) twice over, so
+    # nothing is flushed while measured.
+    per_entry = args.key_size + args.value_size + 200
+    return [f"--write_buffer_size={max(64 << 20, 2 * num_entries * per_entry)}",
+]
+
+
+def workload_runs(args):
+    """(name, unit, higher_is_better, function(rep) -> (value, stats line))."""
+    runs = []
+    names = args.workloads.split(",")
+    if "get" in names:
+        def get(rep):
+            out, _, err = run_db_bench(
+                args, rep, "fillseq,readrandom,memstats",
+                [f"--num={args.num}", f"--reads={args.reads}", "--threads=1"] +
+                large_buffer(args.num, args))
+            value, line = ops_per_sec(out, "readrandom")
+            if f"({args.reads} of {args.reads} found)" not in line:
+                sys.exit(f"{rep}: readrandom did not find every key: {line}")
+            get.memory[rep] = bytes_per_entry(out)
+            return value, striped_stats(err)
+        get.memory = {}
+        runs.append((f"readrandom, memtable only ({args.num} keys)", "ops/s", True, get))
+        runs.append((f"memory per entry ({args.num} keys)", "bytes", False,
+                     lambda rep: (get.memory[rep], None)))
+    if "insert" in names:
+        for threads in [int(t) for t in args.insert_threads.split(",")]:
+            def insert(rep, threads=threads):
+                out, _, err = run_db_bench(
+                    args, rep, "fillrandom",
+                    [f"--num={args.insert_total // threads}", f"--threads={threads}",
+                     "--allow_concurrent_memtable_write=true",
+                     "--enable_write_thread_adaptive_yield=true"] +
+                    large_buffer(args.insert_total, args))
+                return ops_per_sec(out, "fillrandom")[0], striped_stats(err)
+            runs.append((f"fillrandom, {threads} thread(s), concurrent memtable "
+                         "writes, WAL off", "ops/s", True, insert))
+    if "scan" in names:
+        def scan(rep):
+            out, _, err = run_db_bench(
+                args, rep, "fillrandom,readseq",
+                [f"--num={args.scan_num}", "--threads=1"] +
+                large_buffer(args.scan_num, args))
+            return ops_per_sec(out, "readseq")[0], striped_stats(err)
+        runs.append((f"readseq, full iteration of the memtable ({args.scan_num} "
+                     "entries)", "ops/s", True, scan))
+    if "flush" in names:
+        def flush(rep):
+            out, log, err = run_db_bench(
+                args, rep, "fillrandom,memstats,flush",
+                [f"--num={args.scan_num}", "--threads=1"] +
+                large_buffer(args.scan_num, args))
+            flush.memory[rep] = bytes_per_entry(out)
+            return flush_seconds(log), striped_stats(err)
+        flush.memory = {}
+        runs.append((f"flush of the memtable ({args.scan_num} entries)", "s", False,
+                     flush))
+        runs.append((f"memory per entry ({args.scan_num} entries, ~64 MiB)",
+                     "bytes", False, lambda rep: (flush.memory[rep], None)))
+    return runs
+
+
+def main():
+    args = parse_args()
+    if not os.path.exists(args.lib):
+        sys.exit(f"{args.lib} not found: build the project first (or pass --lib)")
+    os.makedirs(args.db_dir, exist_ok=True)
+    runs = workload_runs(args)
+    samples = {name: {rep: [] for rep in REPS} for name, *_ in runs}
+    stats = {}
+    for r in range(args.repeats):
+        for name, unit, _, fn in runs:
+            # Alternate which representation goes first.
+            for rep in (REPS if r % 2 == 0 else REPS[::-1]):
+                value, stat = fn(rep)
+                samples[name][rep].append(value)
+                if rep == "striped_hash" and stat:
+                    stats[name] = stat
+            print(f"repeat {r + 1}/{args.repeats}: {name}: " +
+                  ", ".join(f"{rep} {samples[name][rep][-1]:.6g} {unit}"
+                            for rep in REPS), file=sys.stderr, flush=True)
+
+    lines = [f"memtable_compare: {args.db_bench} with LD_PRELOAD={args.lib}; "
+             f"median of {args.repeats} runs [min, max]; keys {args.key_size} B, "
+             f"values {args.value_size} B",
+             f"{'workload':<70} {'skip_list':>26} {'striped_hash':>26} {'ratio':>7}"]
+    for name, unit, higher, _ in runs:
+        cells = []
+        medians = {}
+        for rep in REPS:
+            xs = samples[name][rep]
+            medians[rep] = statistics.median(xs)
+            cells.append(f"{medians[rep]:.4g} [{min(xs):.4g}, {max(xs):.4g}]")
+        ratio = medians["striped_hash"] / medians["skip_list"]
+        better = "(higher better)" if higher else "(lower better)"
+        lines.append(f"{name + ' ' + unit:<70} {cells[0]:>26} {cells[1]:>26} "
+                     f"{ratio:6.2f}x {better}")
+    lines.append("")
+    lines.append("striped_hash counters (last run of each workload):")
+    for name, stat in stats.items():
+        lines.append(f"  {name}:\n    {stat}")
+    report = "\n".join(lines)
+    print(report)
+    if args.out:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        with open(args.out + ".txt", "w") as f:
+            f.write(report + "\n")
+        with open(args.out + ".json", "w") as f:
+            json.dump({"args": vars(args), "samples": samples, "stats": stats}, f,
+                      indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,175 @@
+// MemTableRep-level micro-benchmarks (Google Benchmark): the striped_hash
+// rep against RocksDB's skip list rep on the same entries, without a DB
+// around them, so the memtable's own cost is what is timed.
+//
+//   Fill       insert N random 16-byte keys with 100-byte values (1.6
+//              versions per key on average, as db_bench fillrandom makes)
+//   FullScan   what a flush does: make an iterator, SeekToFirst, Next to the
+//              end reading every key and value. For striped_hash the cached
+//              sorted view is dropped first, so every scan pays for the sort.
+//   Get        point lookups of present keys through MemTableRep::Get
+//
+//   build/db_bench_ext/memtable_rep_bench --benchmark_repetitions=5
+//       --benchmark_report_aggregates_only=true   (one command line)
+//
+// N defaults to 460000 entries, a ~64 MiB memtable (MEMTABLE_REP_BENCH_N).
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "db/dbformat.h"
+#include "db/lookup_key.h"
+#include "db/memtable.h"
+#include "memory/concurrent_arena.h"
+#include "memtable/striped_hash_memtable.h"
+#include "rocksdb/memtablerep.h"
+#include "util/coding.h"
+
+namespace rocksdb_cuckoo {
+namespace {
+
+using namespace ROCKSDB_NAMESPACE;
+
+constexpr size_t kKeySize = 16;
+constexpr size_t kValueSize = 100;
+
+size_t NumEntries() {
+  const char* n = getenv("MEMTABLE_REP_BENCH_N");
+  return n != nullptr ? strtoull(n, nullptr, 10) : 460000;
+}
+
+// db_bench's key layout: the key number big-endian in the first 8 bytes.
+std::string KeyOf(uint64_t k) {
+  std::string key(kKeySize, '0');
+  for (int i = 0; i < 8; ++i) key[i] = static_cast<char>(k >> (56 - 8 * i));
+  return key;
+}
+
+std::unique_ptr<MemTableRepFactory> NewFactory(int which) {
+  if (which == 0) return std::make_unique<SkipListFactory>();
+  return std::make_unique<StripedHashMemTableFactory>();
+}
+
+// A filled memtable rep with what MemTable would give it.
+struct Table {
+  explicit Table(int which)
+      : factory(NewFactory(which)),
+        comparator(InternalKeyComparator(BytewiseComparator())),
+        rep(factory->CreateMemTableRep(comparator, &arena, nullptr, nullptr)) {}
+
+  void Fill(size_t n, uint64_t seed) {
+    std::mt19937_64 random(seed);
+    std::string entry;
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t k = random() % n;
+      keys.push_back(k);
+      entry.clear();
+      const std::string user_key = KeyOf(k);
+      PutVarint32(&entry, static_cast<uint32_t>(kKeySize + 8));
+      entry += user_key;
+      PutFixed64(&entry, PackSequenceAndType(i + 1, kTypeValue));
+      PutVarint32(&entry, kValueSize);
+      entry.append(kValueSize, static_cast<char>('a' + i % 26));
+      char* buf = nullptr;
+      KeyHandle handle = rep->Allocate(entry.size(), &buf);
+      memcpy(buf, entry.data(), entry.size());
+      rep->InsertKey(handle);
+    }
+  }
+
+  std::unique_ptr<MemTableRepFactory> factory;
+  MemTable::KeyComparator comparator;
+  ConcurrentArena arena;
+  std::unique_ptr<MemTableRep> rep;
+  std::vector<uint64_t> keys;
+};
+
+const char* RepName(int which) {
+  return which == 0 ? "skip_list" : "striped_hash";
+}
+
+void BM_Fill(benchmark::State& state) {
+  const int which = static_cast<int>(state.range(0));
+  const size_t n = NumEntries();
+  for (auto _ : state) {
+    auto table = std::make_unique<Table>(which);
+    table->Fill(n, 1);
+    benchmark::DoNotOptimize(table->rep.get());
+    state.PauseTiming();  // freeing the arena is not the insert's cost
+    table.reset();
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
+  state.SetLabel(RepName(which));
+}
+
+Table* SharedTable(int which) {
+  static Table* tables[2] = {nullptr, nullptr};
+  if (tables[which] == nullptr) {
+    tables[which] = new Table(which);
+    tables[which]->Fill(NumEntries(), 1);
+  }
+  return tables[which];
+}
+
+void BM_FullScan(benchmark::State& state) {
+  const int which = static_cast<int>(state.range(0));
+  Table* table = SharedTable(which);
+  size_t entries = 0;
+  for (auto _ : state) {
+    // Drop the cached sorted view: every scan sorts, like a first flush.
+    table->rep->MarkFlushed();
+    std::unique_ptr<MemTableRep::Iterator> iter(table->rep->GetIterator());
+    uint64_t sum = 0;
+    entries = 0;
+    for (iter->SeekToFirst(); iter->Valid(); iter->Next()) {
+      // A flush reads the whole entry: key length, key and value.
+      const char* e = iter->key();
+      sum +=
+          static_cast<unsigned char>(e[1]) +
+          static_cast<unsigned char>(e[1 + kKeySize + 8 + 1 + kValueSize - 1]);
+      ++entries;
+    }
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * entries));
+  state.SetLabel(RepName(which));
+}
+
+void BM_Get(benchmark::State& state) {
+  const int which = static_cast<int>(state.range(0));
+  Table* table = SharedTable(which);
+  std::mt19937_64 random(2);
+  size_t found = 0;
+  for (auto _ : state) {
+    const uint64_t k = table->keys[random() % table->keys.size()];
+    LookupKey lookup(KeyOf(k), kMaxSequenceNumber);
+    table->rep->Get(lookup, &found, [](void* arg, const char*) {
+      ++*static_cast<size_t*>(arg);
+      return false;
+    });
+  }
+  if (found != static_cast<size_t>(state.iterations())) {
+    state.SkipWithError("a present key was not found");
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+  state.SetLabel(RepName(which));
+}
+
+BENCHMARK(BM_Fill)
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+BENCHMARK(BM_FullScan)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Get)->Arg(0)->Arg(1);
+
+}  // namespace
+}  // namespace rocksdb_cuckoo
+
+BENCHMARK_MAIN();
