@@ -17,6 +17,8 @@
 #                        JemallocArenaAllocator
 #   tools_default        what db_bench_ext/with_jemalloc.sh applies (the
 #                        chosen defaults) and its block cache allocator
+#   tools_default_arena  the same MALLOC_CONF, block cache on
+#                        JemallocArenaAllocator
 #   --setting=...        more, e.g. --setting='decay1s|1|dirty_decay_ms:1000|malloc'
 # Every repetition runs all settings in a rotated order, so they share the
 # machine's noise. BUILD_DIR picks the build (default ./build). Output:
@@ -62,6 +64,7 @@ settings=(
   "jemalloc_thp_always|1|metadata_thp:always|malloc"
   "jemalloc_arena|1||arena"
   "tools_default|1|${tools_conf}|${tools_allocator}"
+  "tools_default_arena|1|${tools_conf}|arena"
   ${extra[@]+"${extra[@]}"}
 )
 

@@ -14,9 +14,11 @@ from collections import defaultdict
 
 # The order of the table and the plot (any other label follows).
 ORDER = ["glibc", "jemalloc", "jemalloc_bg", "jemalloc_thp_auto",
-         "jemalloc_thp_always", "jemalloc_arena", "tools_default"]
+         "jemalloc_thp_always", "jemalloc_arena", "tools_default",
+         "tools_default_arena"]
 METRICS = [  # column, title, unit, better
     ("ops", "ops/s", "ops/s", "higher"),
+    ("ops_per_cpu_s", "ops per CPU second", "ops/CPU-s", "higher"),
     ("peak_rss_mib", "peak RSS", "MiB", "lower"),
     ("fragmentation", "fragmentation (RSS/allocated - 1)", "", "lower"),
 ]
@@ -72,24 +74,24 @@ def fmt(stat, digits):
 
 
 def print_table(summary, configs, labels):
-    header = ("config", "setting", "ops/s median [min-max]", "x glibc",
-              "peak RSS MiB", "x glibc", "fragmentation", "allocated MiB",
-              "RSS at start MiB")
+    digits = {"ops": 0, "ops_per_cpu_s": 0, "peak_rss_mib": 1,
+              "fragmentation": 3}
+    header = ["config", "setting"]
+    for name, title, unit, _ in METRICS:
+        header += [f"{title} median [min-max]", "x glibc"]
+    header += ["allocated MiB", "RSS at start MiB"]
     rows = []
     for config in configs:
         for label in labels:
             if (config, label) not in summary:
                 continue
             s = summary[(config, label)]
-            r_ops = ratio(summary, config, label, "ops")
-            r_rss = ratio(summary, config, label, "peak_rss_mib")
-            rows.append((config, label, fmt(s["ops"], 0),
-                         f"{r_ops:.2f}" if r_ops else "n/a",
-                         fmt(s["peak_rss_mib"], 1),
-                         f"{r_rss:.2f}" if r_rss else "n/a",
-                         fmt(s["fragmentation"], 3),
-                         fmt(s["allocated_mib"], 1),
-                         fmt(s["initial_rss_mib"], 1)))
+            row = [config, label]
+            for name, *_ in METRICS:
+                r = ratio(summary, config, label, name)
+                row += [fmt(s[name], digits[name]), f"{r:.2f}" if r else "n/a"]
+            row += [fmt(s["allocated_mib"], 1), fmt(s["initial_rss_mib"], 1)]
+            rows.append(row)
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     line = lambda cells: "| " + " | ".join(
         str(c).ljust(w) for c, w in zip(cells, widths)) + " |"
@@ -106,8 +108,7 @@ def write_csv(path, summary, configs, labels):
                       "runs"] +
                      [f"{n}_{k}" for n, *_ in METRICS
                       for k in ("median", "min", "max")] +
-                     ["ops_vs_glibc", "peak_rss_vs_glibc",
-                      "fragmentation_vs_glibc"])
+                     [f"{n}_vs_glibc" for n, *_ in METRICS])
         for config in configs:
             for label in labels:
                 s = summary.get((config, label))
@@ -117,7 +118,7 @@ def write_csv(path, summary, configs, labels):
                          s["runs"]]
                 for name, *_ in METRICS:
                     cells += list(s[name]) if s[name] else ["", "", ""]
-                for name in ("ops", "peak_rss_mib", "fragmentation"):
+                for name, *_ in METRICS:
                     r = ratio(summary, config, label, name)
                     cells.append(f"{r:.4f}" if r else "")
                 out.writerow(cells)
@@ -128,7 +129,7 @@ def plot(path, summary, configs, labels, note):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(METRICS), figsize=(17, 5.5))
+    fig, axes = plt.subplots(1, len(METRICS), figsize=(20, 5.5))
     width = 0.8 / len(configs)
     for ax, (name, title, unit, better) in zip(axes, METRICS):
         for c, config in enumerate(configs):

@@ -11,8 +11,9 @@
 //    Gets of random keys (found or not) and Puts that overwrite keys with
 //    values of a new random length, so memtables, flushes, compactions and
 //    the block cache keep allocating and freeing blocks of many sizes.
-// 3. Report: the memory report (RSS, peak RSS, allocator statistics,
-//    fragmentation = RSS / allocated - 1) taken with the DB still open, and
+// 3. Report: once flushes and compactions are done, the memory report (RSS,
+//    peak RSS over the whole run, allocator statistics, fragmentation =
+//    RSS / allocated - 1) taken with the DB still open, and
 //    the RSS the process had before opening the DB (code and libraries).
 // Configurations: `stock` is BlockBasedTable (bloom filter) with the skip
 // list memtable; `ours` is CuckooHashTable (files loaded into memory, not
@@ -20,6 +21,7 @@
 // when it is registered. Both have the block cache (--block_cache_mb), which
 // only BlockBasedTable reads through.
 #include <gflags/gflags.h>
+#include <sys/resource.h>
 
 #include <atomic>
 #include <chrono>
@@ -60,7 +62,7 @@ DEFINE_int64(num, 200000, "Keys loaded.");
 DEFINE_int32(value_min, 64, "Shortest value, bytes.");
 DEFINE_int32(value_max, 512, "Longest value, bytes.");
 DEFINE_int64(ops, 400000, "Operations of the mixed phase, all threads.");
-DEFINE_int32(threads, 2, "Threads of the mixed phase.");
+DEFINE_int32(threads, 4, "Threads of the mixed phase.");
 DEFINE_int32(get_percent, 90, "Share of Gets in the mixed phase.");
 DEFINE_int32(block_cache_mb, 16, "Block cache capacity.");
 DEFINE_int32(write_buffer_mb, 8, "write_buffer_size.");
@@ -78,6 +80,15 @@ void Check(const Status& s, const std::string& what) {
   fprintf(stderr, "memory_workload: %s: %s\n", what.c_str(),
           s.ToString().c_str());
   exit(1);
+}
+
+// CPU seconds of the whole process (every thread, user and system). On a
+// shared machine ops per CPU second is steadier than ops per wall second.
+double CpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
 double SecondsSince(Clock::time_point start) {
@@ -150,6 +161,22 @@ Setup MakeSetup() {
   return setup;
 }
 
+// Waits until no flush or compaction runs or is due, so that the report
+// sees the DB at rest rather than half-way through building a file.
+void WaitForBackgroundWork(DB* db) {
+  const char* properties[] = {
+      "rocksdb.num-running-flushes", "rocksdb.num-running-compactions",
+      "rocksdb.mem-table-flush-pending", "rocksdb.compaction-pending"};
+  for (bool busy = true; busy;) {
+    busy = false;
+    for (const char* property : properties) {
+      uint64_t value = 0;
+      busy |= db->GetIntProperty(property, &value) && value != 0;
+    }
+    if (busy) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 // jemalloc's view of the settings MALLOC_CONF asked for, so a typo there
 // (which jemalloc only warns about) shows in the results.
 std::string JemallocSettings() {
@@ -194,6 +221,7 @@ int main(int argc, char** argv) {
   WriteOptions write_options;
   write_options.disableWAL = true;
 
+  const double cpu_start = CpuSeconds();
   const auto load_start = Clock::now();
   std::mt19937_64 rng(FLAGS_seed);
   for (int64_t i = 0; i < FLAGS_num; ++i) {
@@ -227,7 +255,9 @@ int main(int argc, char** argv) {
   }
   for (auto& thread : threads) thread.join();
   const double mixed_seconds = SecondsSince(mixed_start);
+  const double cpu_seconds = CpuSeconds() - cpu_start;
 
+  WaitForBackgroundWork(db.get());
   rocksdb_cuckoo::MemoryReport report;
   Check(rocksdb_cuckoo::GetMemoryReport(&report), "memory report");
   Check(db->Close(), "Close");
@@ -245,8 +275,9 @@ int main(int argc, char** argv) {
       FLAGS_cache_allocator.c_str(), FLAGS_label.c_str(),
       JemallocSettings().c_str());
   printf("  load %.0f ops/s, mixed %.0f ops/s (%" PRId64
-         " found), overall %.0f ops/s\n",
-         load_ops, mixed_ops, found.load(), all_ops);
+         " found), overall %.0f ops/s, %.0f ops per CPU second\n",
+         load_ops, mixed_ops, found.load(), all_ops,
+         (FLAGS_num + FLAGS_ops) / cpu_seconds);
   printf("  at start: %s\n  at end:   %s\n", initial.ToString().c_str(),
          report.ToString().c_str());
 
@@ -267,6 +298,8 @@ int main(int argc, char** argv) {
                {"load_ops", std::to_string(static_cast<int64_t>(load_ops))},
                {"mixed_ops", std::to_string(static_cast<int64_t>(mixed_ops))},
                {"ops", std::to_string(static_cast<int64_t>(all_ops))},
+               {"ops_per_cpu_s", std::to_string(static_cast<int64_t>(
+                                     (FLAGS_num + FLAGS_ops) / cpu_seconds))},
                {"initial_rss_mib", mib(initial.rss)},
                {"rss_mib", mib(report.rss)},
                {"peak_rss_mib", mib(report.peak_rss)},
