@@ -44,6 +44,14 @@ ConfigOptions StrictConfig() {
   return config;
 }
 
+// For tests that hold a pool's only thread and look at what queues behind
+// it: without the helper, nothing else runs meanwhile.
+AsyncExecutorEnvOptions WithoutHelper() {
+  AsyncExecutorEnvOptions options;
+  options.starvation_helper = false;
+  return options;
+}
+
 class AsyncExecutorEnvTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -98,7 +106,7 @@ TEST_F(AsyncExecutorEnvTest, OptionsConfigureThreadsAndRoundTrip) {
   ASSERT_OK(Env::CreateFromString(
       StrictConfig(),
       "id=AsyncExecutorEnv;low_pri_threads=3;high_pri_threads=2;"
-      "fair_share=false",
+      "fair_share=false;starvation_helper=false",
       &env, &guard));
   EXPECT_EQ(env->GetBackgroundThreads(Env::LOW), 3);
   EXPECT_EQ(env->GetBackgroundThreads(Env::HIGH), 2);
@@ -108,6 +116,8 @@ TEST_F(AsyncExecutorEnvTest, OptionsConfigureThreadsAndRoundTrip) {
   EXPECT_NE(serialized.find("low_pri_threads=3"), std::string::npos)
       << serialized;
   EXPECT_NE(serialized.find("fair_share=false"), std::string::npos)
+      << serialized;
+  EXPECT_NE(serialized.find("starvation_helper=false"), std::string::npos)
       << serialized;
 }
 
@@ -163,7 +173,7 @@ class GatedPool {
 };
 
 TEST_F(AsyncExecutorEnvTest, UnScheduleRemovesExactlyTheTaggedJobs) {
-  AsyncExecutorEnv env;
+  AsyncExecutorEnv env(Env::Default(), WithoutHelper());
   GatedPool low(&env, Env::LOW);
   int tag_a = 0;
   int tag_b = 0;
@@ -190,7 +200,7 @@ TEST_F(AsyncExecutorEnvTest, UnScheduleRemovesExactlyTheTaggedJobs) {
 }
 
 TEST_F(AsyncExecutorEnvTest, UnScheduleWithoutUnscheduleFunctionStillCounts) {
-  AsyncExecutorEnv env;
+  AsyncExecutorEnv env(Env::Default(), WithoutHelper());
   GatedPool high(&env, Env::HIGH);
   int tag = 0;
   Job job;
@@ -305,7 +315,7 @@ TEST_F(AsyncExecutorEnvTest, LoweredPrioritiesApplyToTheWorkers) {
 // Two "DBs" (tags 16 bytes apart, as DBImpl addresses are) share one LOW
 // thread; the one that floods it does not make the other wait its turn.
 TEST_F(AsyncExecutorEnvTest, DbsSharingAPoolTakeTurns) {
-  AsyncExecutorEnv env;
+  AsyncExecutorEnv env(Env::Default(), WithoutHelper());  // order alone
   GatedPool low(&env, Env::LOW);
   alignas(16) static char db_a[64];
   alignas(16) static char db_b[64];

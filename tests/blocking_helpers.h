@@ -1,6 +1,8 @@
 // Blocking helpers for tests of concurrent code. They wait on condition
 // variables, never on the clock: a test that would wait forever is a failed
-// test, caught by ctest's timeout.
+// test, caught by ctest's timeout. They notify while holding their mutex, so
+// a waiter that returns and destroys the helper (they live on test stacks)
+// cannot do so while a notifier still touches it.
 #pragma once
 
 #include <condition_variable>
@@ -12,10 +14,8 @@ namespace cuckoo_test {
 class Gate {
  public:
   void Open() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      open_ = true;
-    }
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = true;
     cv_.notify_all();
   }
   void Wait() {
@@ -33,10 +33,8 @@ class Gate {
 class Counter {
  public:
   void Add(int n = 1) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      value_ += n;
-    }
+    std::lock_guard<std::mutex> lock(mu_);
+    value_ += n;
     cv_.notify_all();
   }
   void WaitFor(int at_least) {

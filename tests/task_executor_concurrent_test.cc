@@ -119,6 +119,8 @@ TEST(TaskExecutorTest, HigherPriorityRunsFirstFifoWithin) {
 
 TEST(TaskExecutorTest, ClientsTakeTurns) {
   TaskExecutor executor({"pool"});
+  // Order alone: no extra thread for the client with nothing running.
+  executor.EnableStarvationHelper(false);
   executor.SetThreads(kPool, 1);
   Gate gate;
   Counter started;
@@ -156,6 +158,8 @@ TEST(TaskExecutorTest, ClientsTakeTurns) {
 
 TEST(TaskExecutorTest, ClientWithNothingRunningGoesFirst) {
   TaskExecutor executor({"pool"});
+  // Order alone: no extra thread for the client with nothing running.
+  executor.EnableStarvationHelper(false);
   executor.SetThreads(kPool, 2);
   int busy_client = 0;
   int other_client = 0;
@@ -207,6 +211,77 @@ TEST(TaskExecutorTest, ClientWithNothingRunningGoesFirst) {
   EXPECT_EQ(log.ids().front(), 100);
   long_task.Open();
   ran.WaitFor(4);
+}
+
+// One worker is stuck in a long task of client `busy`; a task of a client
+// with nothing running does not wait for it: the pool's helper runs it.
+TEST(TaskExecutorTest, HelperRunsAStarvedClientsTask) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 1);
+  int busy = 0;
+  int starved = 0;
+  Gate gate;
+  Counter started;
+  executor.Post(
+      kPool,
+      [&] {
+        started.Add();
+        gate.Wait();
+      },
+      WithClient(&busy));
+  started.WaitFor(1);
+  RunLog log;
+  Counter ran;
+  executor.Post(
+      kPool,
+      [&] {
+        log.Append(1);
+        ran.Add();
+      },
+      WithClient(&busy));
+  executor.Post(
+      kPool,
+      [&] {
+        log.Append(2);
+        ran.Add();
+      },
+      WithClient(&starved));
+  ran.WaitFor(1);
+  EXPECT_EQ(log.ids(), std::vector<int>{2});
+  EXPECT_EQ(executor.QueueLength(kPool), 1u);  // busy's second task waits
+  while (executor.GetPoolStats(kPool).helper_runs < 1) {
+    std::this_thread::yield();
+  }
+  gate.Open();
+  ran.WaitFor(2);
+  EXPECT_EQ(log.ids(), (std::vector<int>{2, 1}));
+  EXPECT_EQ(executor.GetPoolStats(kPool).helper_runs, 1u);
+}
+
+TEST(TaskExecutorTest, WithoutTheHelperThreadCountsAreHardLimits) {
+  TaskExecutor executor({"pool"});
+  executor.EnableStarvationHelper(false);
+  executor.SetThreads(kPool, 1);
+  int busy = 0;
+  int starved = 0;
+  Gate gate;
+  Counter started;
+  executor.Post(
+      kPool,
+      [&] {
+        started.Add();
+        gate.Wait();
+      },
+      WithClient(&busy));
+  started.WaitFor(1);
+  Counter ran;
+  TaskHandle handle = executor.Add(
+      kPool, [&ran] { ran.Add(); }, WithClient(&starved));
+  EXPECT_EQ(handle.state(), TaskState::kReady);
+  EXPECT_EQ(executor.QueueLength(kPool), 1u);
+  gate.Open();
+  ran.WaitFor(1);
+  EXPECT_EQ(executor.GetPoolStats(kPool).helper_runs, 0u);
 }
 
 TEST(TaskExecutorTest, CancelPendingTaskRunsOnCancelOnce) {

@@ -56,6 +56,10 @@ const std::unordered_map<std::string, OptionTypeInfo> kOptionTypeInfo = {
     {"fair_share",
      {offsetof(AsyncExecutorEnvOptions, fair_share), OptionType::kBoolean,
       OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
+    {"starvation_helper",
+     {offsetof(AsyncExecutorEnvOptions, starvation_helper),
+      OptionType::kBoolean, OptionVerificationType::kNormal,
+      OptionTypeFlags::kNone}},
     {"stats_file",
      {offsetof(AsyncExecutorEnvOptions, stats_file), OptionType::kString,
       OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
@@ -93,7 +97,7 @@ AsyncExecutorEnv::AsyncExecutorEnv(Env* target,
                                    const AsyncExecutorEnvOptions& options)
     : EnvWrapper(target), options_(options), executor_(PoolNames()) {
   RegisterOptions(&options_, &kOptionTypeInfo);
-  ApplyThreadCounts();
+  ApplyOptions();
 }
 
 AsyncExecutorEnv::~AsyncExecutorEnv() {
@@ -117,7 +121,8 @@ Status AsyncExecutorEnv::ConfigureOptions(
   return s;
 }
 
-void AsyncExecutorEnv::ApplyThreadCounts() {
+void AsyncExecutorEnv::ApplyOptions() {
+  executor_.EnableStarvationHelper(options_.starvation_helper);
   executor_.IncThreadsIfNeeded(Env::HIGH, options_.high_pri_threads);
   executor_.IncThreadsIfNeeded(Env::LOW, options_.low_pri_threads);
   executor_.IncThreadsIfNeeded(Env::BOTTOM, options_.bottom_pri_threads);
@@ -125,7 +130,7 @@ void AsyncExecutorEnv::ApplyThreadCounts() {
 }
 
 Status AsyncExecutorEnv::PrepareOptions(const ConfigOptions& config_options) {
-  ApplyThreadCounts();  // the options may have been configured since
+  ApplyOptions();  // the options may have been configured since
   return EnvWrapper::PrepareOptions(config_options);
 }
 

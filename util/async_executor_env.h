@@ -39,6 +39,12 @@ struct AsyncExecutorEnvOptions {
   // Fair turns between DBs within a pool; false makes each pool plain FIFO
   // (to measure what fairness buys).
   bool fair_share = true;
+  // With fair_share: a pool may run one thread beyond its count, only for
+  // the jobs of a DB that has none running while every thread is busy with
+  // other DBs' long jobs (so a DB flooding the pool with compactions cannot
+  // make another's flush wait for a whole compaction). False: the thread
+  // counts are hard limits.
+  bool starvation_helper = true;
   // When set, the executor's statistics are appended to this file when the
   // Env is destroyed: the way to see them from tools like db_bench.
   std::string stats_file;
@@ -96,7 +102,7 @@ class AsyncExecutorEnv : public ROCKSDB_NAMESPACE::EnvWrapper {
       std::unordered_map<std::string, std::string>* unused) override;
 
  private:
-  void ApplyThreadCounts();
+  void ApplyOptions();
 
   AsyncExecutorEnvOptions options_;
   TaskExecutor executor_;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "util/cycle_clock.h"
 #include "util/thread_priority.h"
 
 namespace rocksdb_cuckoo {
@@ -15,17 +16,22 @@ std::string PoolStats::ToString() const {
   char head[192];
   snprintf(head, sizeof(head),
            "threads=%d live=%d running=%d reserved=%d queued=%llu ran=%llu "
-           "cancelled=%llu",
+           "cancelled=%llu helper_ran=%llu",
            threads, live_threads, running, reserved,
            static_cast<unsigned long long>(queue_length),
            static_cast<unsigned long long>(completed()),
-           static_cast<unsigned long long>(cancelled));
+           static_cast<unsigned long long>(cancelled),
+           static_cast<unsigned long long>(helper_runs));
   return std::string(head) + " wait[" + wait.ToString() + "] run[" +
          run.ToString() + "]";
 }
 
 ExecutorPool::ExecutorPool(std::string thread_name, AfterRun after_run)
-    : thread_name_(std::move(thread_name)), after_run_(std::move(after_run)) {}
+    : thread_name_(std::move(thread_name)),
+      after_run_(std::move(after_run)),
+      counters_(kNumCounters, StripeMode::kCore) {
+  CycleClock::NanosPerTick();  // calibrate now, not in a worker's first task
+}
 
 ExecutorPool::~ExecutorPool() {
   // Tasks that arrived after Shutdown's workers left.
@@ -33,20 +39,107 @@ ExecutorPool::~ExecutorPool() {
   DrainHere(&lock);
 }
 
+void ExecutorPool::EnqueueNew(ExecutorTask* task) {
+  // Not visible to any other thread yet, so plain stores do.
+  task->ready_tick.store(CycleClock::Now(), std::memory_order_relaxed);
+  task->in_ready_inbox.store(true, std::memory_order_relaxed);
+  Count(kEnqueued);
+  if (inbox_.Push(task)) WakeIfIdle();
+}
+
 void ExecutorPool::Enqueue(ExecutorTask* task) {
-  task->ready_ns.store(SteadyNanos(), std::memory_order_relaxed);
-  ready_count_.fetch_add(1, std::memory_order_relaxed);
+  task->ready_tick.store(CycleClock::Now(), std::memory_order_relaxed);
+  Count(kEnqueued);
   // Sequentially consistent with FileInbox's clear-then-read, so a task
   // that is linked already is seen in its new state when filed.
   if (task->in_ready_inbox.exchange(true, std::memory_order_seq_cst)) {
     task->Unref();
-  } else {
-    inbox_.Push(task);
+  } else if (inbox_.Push(task)) {
+    WakeIfIdle();
   }
+}
+
+void ExecutorPool::Count(Counter counter) const {
+  static std::atomic<size_t> next_stripe{0};
+  thread_local const size_t stripe =
+      next_stripe.fetch_add(1, std::memory_order_relaxed);
+  counters_.At(stripe % counters_.num_stripes()).Add(counter, 1);
+}
+
+// Called only by the push that made the inbox non-empty: whoever empties it
+// takes every task in it, and a worker that took a batch wakes a helper
+// when more is left (WorkerMain), so one wake per burst is enough, not one
+// per task (each is a system call).
+void ExecutorPool::WakeIfIdle() {
   if (idle_count_.load(std::memory_order_seq_cst) >
       reserved_count_.load(std::memory_order_relaxed)) {
     WakeOne();
+  } else if (helper_enabled_.load(std::memory_order_relaxed) &&
+             avg_run_nanos_.load(std::memory_order_relaxed) >=
+                 kShortTaskNanos) {
+    // Every worker is busy and tasks are long: the one that just arrived
+    // may belong to a client that would otherwise wait for a whole task.
+    HelpStarved();
   }
+}
+
+void ExecutorPool::HelpStarved() {
+  Worker* wake = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (shutdown_) return;
+    FileInbox();
+    if (!AllWorkersBusy() || !ready_.HasStarved()) return;
+    if (helper_ == nullptr) {
+      workers_.push_back(std::make_unique<Worker>());
+      helper_ = workers_.back().get();
+      helper_->thread = std::thread(&ExecutorPool::HelperMain, this, helper_);
+    } else if (helper_idle_) {
+      helper_idle_ = false;
+      wake = helper_;
+    }
+  }
+  if (wake != nullptr) wake->parker.Unpark();
+}
+
+bool ExecutorPool::StartStarved(Started* started) {
+  ExecutorTask* task = nullptr;
+  uint64_t word = 0;
+  while (ready_.PopStarved(&task, &word)) {
+    if (task->Transition(word, TaskState::kRunning)) {
+      *started = {task, NextWord(word, TaskState::kRunning), task->client};
+      started_.store(started_.load(std::memory_order_relaxed) + 1,
+                     std::memory_order_relaxed);
+      return true;
+    }
+    ready_.Finished(task->client);
+    task->Unref();
+  }
+  return false;
+}
+
+void ExecutorPool::HelperMain(Worker* helper) {
+  pthread_setname_np(pthread_self(), thread_name_.substr(0, 15).c_str());
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!shutdown_) {
+    FileInbox();
+    Started started;
+    // Only while the workers cannot: a free worker serves the starved
+    // client first anyway.
+    if (AllWorkersBusy() && StartStarved(&started)) {
+      lock.unlock();
+      RunBatch(helper, &started, 1);
+      lock.lock();
+      ready_.Finished(started.client);
+      ++helper_runs_;
+      continue;
+    }
+    helper_idle_ = true;
+    lock.unlock();
+    helper->parker.Park();
+    lock.lock();
+  }
+  helper->exited = true;
 }
 
 void ExecutorPool::WakeOne() {
@@ -78,38 +171,61 @@ void ExecutorPool::WakeIdle(int count, std::unique_lock<std::mutex>* lock) {
 
 void ExecutorPool::FileInbox() {
   ExecutorTask* task = Inbox::Reverse(inbox_.TakeAll());
+  if (task == nullptr) return;
+  // Clear every task's inbox flag, then read every word: the one fence
+  // between the two passes does for all of them what a sequentially
+  // consistent store per task would (Enqueue sets the word, then the flag,
+  // both sequentially consistent), so a task re-enqueued meanwhile is
+  // either linked again or seen ready here. Links are read before a flag
+  // is cleared: from then on Enqueue may link the task anew.
+  filing_.clear();
   while (task != nullptr) {
+    filing_.push_back(task);
     ExecutorTask* next = task->ready_next;
-    task->in_ready_inbox.store(false, std::memory_order_seq_cst);
-    const uint64_t word = task->word.load(std::memory_order_seq_cst);
-    if (StateOf(word) == TaskState::kReady) {
-      ready_.Push({task, word});
-    } else {
-      task->Unref();  // cancelled or snoozed before it was filed
-    }
+    // Release: Enqueue relinks the task only after seeing this, so our
+    // reads and writes of the link come first.
+    task->in_ready_inbox.store(false, std::memory_order_release);
     task = next;
   }
-}
-
-bool ExecutorPool::StartNext(ExecutorTask** task, uint64_t* running_word) {
-  FairReadyQueue::Entry entry;
-  while (ready_.Pop(&entry)) {
-    if (entry.task->Transition(entry.word, TaskState::kRunning)) {
-      *task = entry.task;
-      *running_word = NextWord(entry.word, TaskState::kRunning);
-      ++running_;
-      return true;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  for (ExecutorTask* filed : filing_) {
+    const uint64_t word = filed->word.load(std::memory_order_relaxed);
+    // Not ready any more (cancelled or snoozed before it was filed), or
+    // queued already (its place there now carries the newer word).
+    if (StateOf(word) != TaskState::kReady || !ready_.Push(filed, word)) {
+      filed->Unref();
     }
-    // Stale: cancelled or snoozed since it was queued.
-    ready_.Finished(entry.task->client);
-    entry.task->Unref();
   }
-  return false;
 }
 
-void ExecutorPool::Run(Worker* worker, ExecutorTask* task,
-                       uint64_t running_word) {
-  ready_count_.fetch_sub(1, std::memory_order_relaxed);
+int ExecutorPool::BatchLimit() const {
+  if (avg_run_nanos_.load(std::memory_order_relaxed) >= kShortTaskNanos) {
+    return 1;
+  }
+  const size_t share = ready_.size() / static_cast<size_t>(std::max(1, live_));
+  return static_cast<int>(
+      std::min<size_t>(kMaxBatch, std::max<size_t>(1, share)));
+}
+
+int ExecutorPool::StartBatch(Started* batch, int limit) {
+  int n = 0;
+  ExecutorTask* task = nullptr;
+  uint64_t word = 0;
+  while (n < limit && ready_.Pop(&task, &word)) {
+    if (task->Transition(word, TaskState::kRunning)) {
+      batch[n++] = {task, NextWord(word, TaskState::kRunning), task->client};
+    } else {
+      // Stale: cancelled or snoozed since it was queued.
+      ready_.Finished(task->client);
+      task->Unref();
+    }
+  }
+  started_.store(started_.load(std::memory_order_relaxed) + n,
+                 std::memory_order_relaxed);
+  return n;
+}
+
+void ExecutorPool::RunBatch(Worker* worker, const Started* batch, int n) {
   if (io_low_.load(std::memory_order_relaxed) && !worker->io_lowered) {
     LowerCurrentThreadIOPriority();
     worker->io_lowered = true;
@@ -120,30 +236,51 @@ void ExecutorPool::Run(Worker* worker, ExecutorTask* task,
     SetCurrentThreadCpuPriority(cpu);
     worker->cpu = cpu;
   }
-  const int64_t start = SteadyNanos();
-  worker->wait.Record(static_cast<uint64_t>(std::max<int64_t>(
-      0, start - task->ready_ns.load(std::memory_order_relaxed))));
-  task->run();
-  worker->run.Record(static_cast<uint64_t>(SteadyNanos() - start));
-  after_run_(task, running_word);
+  // One stamp between two tasks ends the one and starts the next.
+  uint64_t start = CycleClock::Now();
+  for (int i = 0; i < n; ++i) {
+    ExecutorTask* task = batch[i].task;
+    const uint64_t ready = task->ready_tick.load(std::memory_order_relaxed);
+    worker->wait.Record(CycleClock::ToNanos(start > ready ? start - ready : 0));
+    task->run();
+    const uint64_t end = CycleClock::Now();
+    const uint64_t run_nanos = CycleClock::ToNanos(end - start);
+    worker->run.Record(run_nanos);
+    // A rough moving average (racy updates just lose a sample).
+    const uint64_t avg = avg_run_nanos_.load(std::memory_order_relaxed);
+    avg_run_nanos_.store(avg - avg / 8 + run_nanos / 8,
+                         std::memory_order_relaxed);
+    after_run_(task, batch[i].running_word);
+    task->Unref();
+    start = end;
+  }
+}
+
+void ExecutorPool::FinishBatch(const Started* batch, int n) {
+  --running_;
+  for (int i = 0; i < n; ++i) ready_.Finished(batch[i].client);
 }
 
 void ExecutorPool::WorkerMain(Worker* worker) {
   pthread_setname_np(pthread_self(), thread_name_.substr(0, 15).c_str());
+  Started batch[kMaxBatch];
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     if (live_ > target_) break;  // surplus after a shrink: retire
     FileInbox();
-    ExecutorTask* task = nullptr;
-    uint64_t running_word = 0;
-    if (MayStartTask() && StartNext(&task, &running_word)) {
-      const void* client = task->client;
+    const int n = MayStartTask() ? StartBatch(batch, BatchLimit()) : 0;
+    if (n > 0) {
+      ++running_;
+      // More left than this batch: a sleeping worker may start on it now.
+      Worker* helper = !ready_.empty() && MayStartTask() &&
+                               static_cast<int>(idle_.size()) > reserved_
+                           ? PopIdle()
+                           : nullptr;
       lock.unlock();
-      Run(worker, task, running_word);
-      task->Unref();
+      if (helper != nullptr) helper->parker.Unpark();
+      RunBatch(worker, batch, n);
       lock.lock();
-      --running_;
-      ready_.Finished(client);
+      FinishBatch(batch, n);
       continue;
     }
     // At shutdown the workers still running drain what is left.
@@ -197,18 +334,16 @@ void ExecutorPool::JoinExited() {
 
 void ExecutorPool::DrainHere(std::unique_lock<std::mutex>* lock) {
   Worker self;
+  Started batch[kMaxBatch];
   for (;;) {
     FileInbox();
-    ExecutorTask* task = nullptr;
-    uint64_t running_word = 0;
-    if (!StartNext(&task, &running_word)) break;
-    const void* client = task->client;
+    const int n = StartBatch(batch, kMaxBatch);
+    if (n == 0) break;
+    ++running_;
     lock->unlock();
-    Run(&self, task, running_word);
-    task->Unref();
+    RunBatch(&self, batch, n);
     lock->lock();
-    --running_;
-    ready_.Finished(client);
+    FinishBatch(batch, n);
   }
   self.wait.AddTo(&retired_wait_);
   self.run.AddTo(&retired_run_);
@@ -218,13 +353,13 @@ void ExecutorPool::CancelTagged(const void* tag,
                                 std::vector<ExecutorTask*>* out) {
   std::lock_guard<std::mutex> lock(mu_);
   FileInbox();
-  ready_.RemoveIf([&](const FairReadyQueue::Entry& entry) {
-    if (entry.task->tag != tag) return false;
-    if (entry.task->Transition(entry.word, TaskState::kCancelled)) {
-      ready_count_.fetch_sub(1, std::memory_order_relaxed);
-      out->push_back(entry.task);  // the entry's reference goes with it
+  ready_.RemoveIf([&](ExecutorTask* task) {
+    if (task->tag != tag) return false;
+    if (task->Transition(task->queued_word, TaskState::kCancelled)) {
+      NoteLeftReady();
+      out->push_back(task);  // the queue's reference goes with it
     } else {
-      entry.task->Unref();  // stale entry
+      task->Unref();  // stale
     }
     return true;
   });
@@ -279,9 +414,13 @@ void ExecutorPool::LowerCPUPriority(CpuPriority priority) {
 }
 
 unsigned ExecutorPool::QueueLength() const {
-  // Briefly negative while a cancel and the matching enqueue race.
-  return static_cast<unsigned>(
-      std::max<int64_t>(0, ready_count_.load(std::memory_order_relaxed)));
+  // The three counts are read one after another, so the difference can be
+  // briefly off (never negative: clamped) while tasks move.
+  const int64_t queued =
+      static_cast<int64_t>(counters_.Sum(kEnqueued)) -
+      static_cast<int64_t>(started_.load(std::memory_order_relaxed)) -
+      static_cast<int64_t>(counters_.Sum(kLeftReady));
+  return static_cast<unsigned>(std::max<int64_t>(0, queued));
 }
 
 PoolStats ExecutorPool::Stats() const {
@@ -292,7 +431,8 @@ PoolStats ExecutorPool::Stats() const {
   stats.running = running_;
   stats.reserved = reserved_;
   stats.queue_length = QueueLength();
-  stats.cancelled = cancelled_.load(std::memory_order_relaxed);
+  stats.cancelled = counters_.Sum(kCancelled);
+  stats.helper_runs = helper_runs_;
   stats.wait = retired_wait_;
   stats.run = retired_run_;
   for (const auto& worker : workers_) {
@@ -308,8 +448,12 @@ void ExecutorPool::Shutdown() {
   reserved_ = 0;  // every worker helps drain
   reserved_count_.store(0, std::memory_order_relaxed);
   WakeIdle(static_cast<int>(idle_.size()), &lock);
+  Worker* helper = helper_idle_ ? helper_ : nullptr;
+  helper_idle_ = false;
   lock.unlock();
-  // SetThreads does nothing once shutdown_ is set, so workers_ is stable.
+  if (helper != nullptr) helper->parker.Unpark();
+  // SetThreads and HelpStarved do nothing once shutdown_ is set, so
+  // workers_ is stable.
   for (const auto& worker : workers_) worker->thread.join();
   lock.lock();
   JoinExited();

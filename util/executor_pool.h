@@ -8,6 +8,13 @@
 // nothing they may run. A worker goes to sleep only after checking the inbox
 // once more, and Enqueue wakes one only after its push, so no task is left
 // behind with every worker asleep.
+//
+// Fair turns between clients need one more thing when tasks are long: if
+// every worker is busy with other clients' tasks (a DB flooding the pool
+// with compactions), a client with nothing running would still wait for a
+// whole task to end. The pool's helper, one thread beyond the configured
+// count, started on first need, runs only such starved clients' tasks, one
+// at a time, and sleeps otherwise.
 #pragma once
 
 #include <algorithm>
@@ -25,6 +32,7 @@
 #include "util/fair_ready_queue.h"
 #include "util/intrusive_mpsc_stack.h"
 #include "util/latency_histogram.h"
+#include "util/striped_counters.h"
 #include "util/thread_parker.h"
 
 namespace rocksdb_cuckoo {
@@ -38,6 +46,7 @@ struct PoolStats {
   int reserved = 0;           // threads held back by ReserveThreads
   uint64_t queue_length = 0;  // ready tasks not started
   uint64_t cancelled = 0;     // tasks cancelled (any state)
+  uint64_t helper_runs = 0;   // tasks of starved clients run by the helper
   LatencyDistribution wait;   // from ready to started, per run
   LatencyDistribution run;    // run time, per run
 
@@ -63,9 +72,12 @@ class ExecutorPool {
 
   // Queues a task already in kReady, taking over one reference to it.
   void Enqueue(ExecutorTask* task);
+  // Enqueue for a task no other thread has seen yet (it cannot be linked
+  // anywhere), which saves an atomic exchange.
+  void EnqueueNew(ExecutorTask* task);
   // A ready task of this pool left kReady elsewhere (cancelled, snoozed).
-  void NoteLeftReady() { ready_count_.fetch_sub(1, std::memory_order_relaxed); }
-  void NoteCancelled() { cancelled_.fetch_add(1, std::memory_order_relaxed); }
+  void NoteLeftReady() { Count(kLeftReady); }
+  void NoteCancelled() { Count(kCancelled); }
   // Cancels every ready task tagged `tag`; appends them to *out, one
   // reference each for the caller.
   void CancelTagged(const void* tag, std::vector<ExecutorTask*>* out);
@@ -79,6 +91,10 @@ class ExecutorPool {
   // many were reserved. ReleaseThreads gives them back.
   int ReserveThreads(int count);
   int ReleaseThreads(int count);
+  // Whether the pool may start (or wake) its helper for starved clients.
+  void EnableHelper(bool enabled) {
+    helper_enabled_.store(enabled, std::memory_order_relaxed);
+  }
   // Applied by each worker before its next task.
   void LowerIOPriority();
   void LowerCPUPriority(ROCKSDB_NAMESPACE::CpuPriority priority);
@@ -112,38 +128,78 @@ class ExecutorPool {
   // task they run, so they do not count as room.
   int Capacity() const { return std::min(live_, target_) - reserved_; }
   bool MayStartTask() const { return running_ < Capacity(); }
+  // Workers are running tasks and none may start another: the helper's cue
+  // (a pool without threads runs nothing, not even on the helper).
+  bool AllWorkersBusy() const { return running_ > 0 && !MayStartTask(); }
   Worker* PopIdle();
   void WakeIdle(int count, std::unique_lock<std::mutex>* lock);
   void StartWorker();
   void JoinExited();
-  // Takes the next entry that still holds a ready task and marks it running.
-  bool StartNext(ExecutorTask** task, uint64_t* running_word);
-  // Runs a started task on the calling thread; requires mu_ not held.
-  void Run(Worker* worker, ExecutorTask* task, uint64_t running_word);
+  // A task taken from the queue and marked running.
+  struct Started {
+    ExecutorTask* task;
+    uint64_t running_word;
+    const void* client;
+  };
+  // Short tasks (recent average run under kShortTaskNanos) are taken up to
+  // kMaxBatch at a time, but no more than this worker's share of the queue:
+  // a stream of tiny tasks then costs one lock round trip per batch rather
+  // than per task. Long ones (flushes, compactions) go one by one, so none
+  // waits behind another on a busy worker while a worker is free.
+  static constexpr int kMaxBatch = 16;
+  static constexpr uint64_t kShortTaskNanos = 20000;
+  int BatchLimit() const;
+  // Takes up to `limit` tasks that are still ready and marks them running.
+  int StartBatch(Started* batch, int limit);
+  // Runs them on the calling thread; requires mu_ not held.
+  void RunBatch(Worker* worker, const Started* batch, int n);
+  void FinishBatch(const Started* batch, int n);
   // Runs every queued task on the calling thread (no workers left).
   void DrainHere(std::unique_lock<std::mutex>* lock);
   void WakeOne();
+  void WakeIfIdle();
+  // Wakes (or starts) the helper if a starved client has a task and every
+  // worker is busy.
+  void HelpStarved();
+  void HelperMain(Worker* helper);
+  bool StartStarved(Started* started);
 
   const std::string thread_name_;
   const AfterRun after_run_;
 
+  // Counted by many threads, so striped (no shared cache line), one stripe
+  // per CPU and each thread keeping to one stripe: asking for the current
+  // CPU on every count costs more than the count where getcpu is slow
+  // (virtual machines).
+  enum Counter { kEnqueued, kLeftReady, kCancelled, kNumCounters };
+  void Count(Counter counter) const;
+
   Inbox inbox_;
-  std::atomic<int64_t> ready_count_{0};
-  std::atomic<uint64_t> cancelled_{0};
+  StripedCounters counters_;
+  // Tasks taken from the queue; written under mu_, read without.
+  std::atomic<uint64_t> started_{0};
   // Mirrors of idle_.size() and reserved_ for Enqueue's lock-free check.
   std::atomic<int> idle_count_{0};
   std::atomic<int> reserved_count_{0};
+  // Recent average run time, deciding between batches and single tasks;
+  // starts high so that batching waits for evidence of short tasks.
+  std::atomic<uint64_t> avg_run_nanos_{1000000};
+  std::atomic<bool> helper_enabled_{true};
   std::atomic<bool> io_low_{false};
   std::atomic<int> cpu_priority_{
       static_cast<int>(ROCKSDB_NAMESPACE::CpuPriority::kNormal)};
 
   mutable std::mutex mu_;
   FairReadyQueue ready_;
+  std::vector<ExecutorTask*> filing_;  // FileInbox's scratch list
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<Worker*> idle_;  // most recently idle last (warm caches first)
   int target_ = 0;
   int live_ = 0;
-  int running_ = 0;
+  int running_ = 0;  // workers running a batch
+  Worker* helper_ = nullptr;
+  bool helper_idle_ = false;
+  uint64_t helper_runs_ = 0;
   int reserved_ = 0;
   bool shutdown_ = false;
   // Samples of workers that have been joined.

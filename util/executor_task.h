@@ -70,10 +70,10 @@ struct ExecutorTask {
   TaskPriority priority = TaskPriority::kNormal;
 
   std::atomic<uint64_t> word{0};
-  // When a delayed task is due, and when the task last became ready (for the
-  // wait-time statistics); steady-clock nanoseconds.
+  // When a delayed task is due, in steady-clock nanoseconds, and when the
+  // task last became ready, in CycleClock ticks (wait-time statistics).
   std::atomic<int64_t> wake_ns{0};
-  std::atomic<int64_t> ready_ns{0};
+  std::atomic<uint64_t> ready_tick{0};
   // One per TaskHandle, per queue entry and inbox link, and for the worker
   // running it; the task is deleted when the last one goes.
   std::atomic<uint32_t> refs{0};
@@ -86,10 +86,19 @@ struct ExecutorTask {
   ExecutorTask* ready_next = nullptr;
   ExecutorTask* timer_next = nullptr;
 
+  // Place in the pool's FairReadyQueue, guarded by the pool's mutex: the
+  // word the task was queued under (stale once the task's word moves on)
+  // and the link of its client's FIFO.
+  bool in_ready_queue = false;
+  uint64_t queued_word = 0;
+  ExecutorTask* queue_next = nullptr;
+
+  // Link of TaskRecycler's free lists.
+  ExecutorTask* free_next = nullptr;
+
   void Ref() { refs.fetch_add(1, std::memory_order_relaxed); }
-  void Unref() {
-    if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
-  }
+  // The last reference hands the task to TaskRecycler.
+  void Unref();
   // One compare-and-swap from `expected` to the next word in `state`.
   bool Transition(uint64_t expected, TaskState state) {
     // Sequentially consistent: AfterRun and SnoozeAndWait rely on it.

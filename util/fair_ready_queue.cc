@@ -1,19 +1,32 @@
 #include "util/fair_ready_queue.h"
 
+#include <algorithm>
+#include <climits>
+
 namespace rocksdb_cuckoo {
 
 FairReadyQueue::Client* FairReadyQueue::Find(const void* key) {
-  std::unique_ptr<Client>& slot = clients_[key];
-  if (slot == nullptr) slot = std::make_unique<Client>();
-  return slot.get();
+  for (const auto& client : clients_) {
+    if (client->key == key) return client.get();
+  }
+  if (clients_.size() >= kMaxClients) ForgetIdleClients();
+  clients_.push_back(std::make_unique<Client>());
+  clients_.back()->key = key;
+  return clients_.back().get();
 }
 
-bool FairReadyQueue::IsIdle(const Client& client) {
-  if (client.running > 0) return false;
-  for (const std::deque<Entry>& queue : client.queue) {
-    if (!queue.empty()) return false;
-  }
-  return true;
+void FairReadyQueue::ForgetIdleClients() {
+  clients_.erase(std::remove_if(clients_.begin(), clients_.end(),
+                                [](const std::unique_ptr<Client>& client) {
+                                  return client->running == 0 &&
+                                         client->queued == 0;
+                                }),
+                 clients_.end());
+}
+
+void FairReadyQueue::Wait(Client* client, int priority) {
+  client->slot[priority] = static_cast<int>(waiting_[priority].size());
+  waiting_[priority].push_back(client);
 }
 
 void FairReadyQueue::Unwait(Client* client, int priority) {
@@ -25,34 +38,69 @@ void FairReadyQueue::Unwait(Client* client, int priority) {
   client->slot[priority] = -1;
 }
 
-void FairReadyQueue::Push(const Entry& entry) {
-  Client* client = Find(entry.task->client);
-  const int p = static_cast<int>(entry.task->priority);
-  client->queue[p].push_back(entry);
-  if (client->slot[p] < 0) {
-    client->slot[p] = static_cast<int>(waiting_[p].size());
-    waiting_[p].push_back(client);
+bool FairReadyQueue::Push(ExecutorTask* task, uint64_t word) {
+  task->queued_word = word;
+  if (task->in_ready_queue) return false;
+  task->in_ready_queue = true;
+  task->queue_next = nullptr;
+  Client* client = Find(task->client);
+  const int p = static_cast<int>(task->priority);
+  Fifo& fifo = client->fifo[p];
+  if (fifo.tail == nullptr) {
+    fifo.head = fifo.tail = task;
+    Wait(client, p);
+  } else {
+    fifo.tail = fifo.tail->queue_next = task;
   }
+  ++client->queued;
   ++size_;
+  return true;
 }
 
-bool FairReadyQueue::Pop(Entry* out) {
+bool FairReadyQueue::Pop(ExecutorTask** task, uint64_t* word) {
+  return PopFrom(INT_MAX, task, word);
+}
+
+bool FairReadyQueue::PopStarved(ExecutorTask** task, uint64_t* word) {
+  return PopFrom(0, task, word);
+}
+
+bool FairReadyQueue::HasStarved() const {
+  for (const std::vector<Client*>& waiting : waiting_) {
+    for (const Client* client : waiting) {
+      if (client->running == 0) return true;
+    }
+  }
+  return false;
+}
+
+bool FairReadyQueue::PopFrom(int max_running, ExecutorTask** task,
+                             uint64_t* word) {
   for (int p = kNumTaskPriorities - 1; p >= 0; --p) {
-    const std::vector<Client*>& waiting = waiting_[p];
-    if (waiting.empty()) continue;
-    Client* best = waiting[0];
-    for (Client* client : waiting) {
-      if (client->running < best->running ||
+    Client* best = nullptr;
+    for (Client* client : waiting_[p]) {
+      if (client->running > max_running) continue;
+      if (best == nullptr || client->running < best->running ||
           (client->running == best->running &&
            client->last_served < best->last_served)) {
         best = client;
       }
     }
-    *out = best->queue[p].front();
-    best->queue[p].pop_front();
-    if (best->queue[p].empty()) Unwait(best, p);
+    if (best == nullptr) continue;
+    Fifo& fifo = best->fifo[p];
+    ExecutorTask* head = fifo.head;
+    fifo.head = head->queue_next;
+    if (fifo.head == nullptr) {
+      fifo.tail = nullptr;
+      Unwait(best, p);
+    }
+    head->queue_next = nullptr;
+    head->in_ready_queue = false;
+    *task = head;
+    *word = head->queued_word;
     best->last_served = ++serve_clock_;
     ++best->running;
+    --best->queued;
     --size_;
     return true;
   }
@@ -60,10 +108,12 @@ bool FairReadyQueue::Pop(Entry* out) {
 }
 
 void FairReadyQueue::Finished(const void* key) {
-  auto it = clients_.find(key);
-  Client* client = it->second.get();
-  --client->running;
-  if (IsIdle(*client)) clients_.erase(it);
+  for (const auto& client : clients_) {
+    if (client->key == key) {
+      --client->running;
+      return;
+    }
+  }
 }
 
 }  // namespace rocksdb_cuckoo

@@ -5,16 +5,15 @@
 //      longest ago, so that one client flooding the pool cannot make the
 //      others wait behind its backlog;
 //   3. first in, first out within a client.
-// Not thread-safe: the owning pool's mutex guards it. Choosing costs
-// O(clients with ready tasks), a handful in practice (DBs sharing an Env).
+// Not thread-safe: the owning pool's mutex guards it. Tasks are linked
+// through their own fields (no allocation per task), and a task is in the
+// queue at most once. Choosing costs O(clients with ready tasks), a handful
+// in practice (the DBs sharing an Env).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <iterator>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "util/executor_task.h"
@@ -23,19 +22,21 @@ namespace rocksdb_cuckoo {
 
 class FairReadyQueue {
  public:
-  // A task and its word when it was queued; the entry is stale when the
-  // task's word has moved on since (cancelled or snoozed meanwhile).
-  struct Entry {
-    ExecutorTask* task;
-    uint64_t word;
-  };
-
-  void Push(const Entry& entry);
-  // Takes the next entry in the order above and counts it as running for
-  // its client until Finished(client) (also for a stale entry).
-  bool Pop(Entry* out);
+  // Queues a task under `word`, taking over one reference, and returns true;
+  // or, if the task is queued already, only records the newer word there and
+  // returns false (the caller keeps its reference).
+  bool Push(ExecutorTask* task, uint64_t word);
+  // Takes the next task in the order above, with the word it was queued
+  // under (stale if the task's word has moved on since), and counts it as
+  // running for its client until Finished(client), stale or not.
+  bool Pop(ExecutorTask** task, uint64_t* word);
   void Finished(const void* client);
-  // Removes every entry for which remove(entry) returns true.
+  // Whether some client has tasks queued and none running ("starved"), and
+  // Pop restricted to such clients.
+  bool HasStarved() const;
+  bool PopStarved(ExecutorTask** task, uint64_t* word);
+  // Unlinks every task for which remove(task) returns true; `remove` takes
+  // over the queue's reference to the tasks it removes.
   template <typename Remove>
   void RemoveIf(Remove remove);
 
@@ -43,21 +44,31 @@ class FairReadyQueue {
   size_t size() const { return size_; }
 
  private:
+  struct Fifo {
+    ExecutorTask* head = nullptr;
+    ExecutorTask* tail = nullptr;
+  };
   struct Client {
+    const void* key = nullptr;
     int running = 0;
+    int queued = 0;
     uint64_t last_served = 0;
-    std::deque<Entry> queue[kNumTaskPriorities];
-    // Index in waiting_[priority], or -1 when queue[priority] is empty.
+    Fifo fifo[kNumTaskPriorities];
+    // Index in waiting_[priority], or -1 when fifo[priority] is empty.
     int slot[kNumTaskPriorities] = {-1, -1, -1};
   };
+  // Idle client records are kept for reuse up to this many in all.
+  static constexpr size_t kMaxClients = 64;
 
   Client* Find(const void* key);
+  // Pop's choice among clients with running <= max_running.
+  bool PopFrom(int max_running, ExecutorTask** task, uint64_t* word);
+  void Wait(Client* client, int priority);
   void Unwait(Client* client, int priority);
-  // Nothing queued and nothing running: the record can go.
-  static bool IsIdle(const Client& client);
+  void ForgetIdleClients();
 
-  std::unordered_map<const void*, std::unique_ptr<Client>> clients_;
-  // Per priority, the clients with entries of that priority.
+  std::vector<std::unique_ptr<Client>> clients_;
+  // Per priority, the clients with tasks of that priority.
   std::vector<Client*> waiting_[kNumTaskPriorities];
   uint64_t serve_clock_ = 0;
   size_t size_ = 0;
@@ -65,20 +76,26 @@ class FairReadyQueue {
 
 template <typename Remove>
 void FairReadyQueue::RemoveIf(Remove remove) {
-  for (auto it = clients_.begin(); it != clients_.end();) {
-    Client* client = it->second.get();
+  for (const auto& client : clients_) {
     for (int p = 0; p < kNumTaskPriorities; ++p) {
-      std::deque<Entry>& queue = client->queue[p];
-      const size_t before = queue.size();
-      std::deque<Entry> kept;
-      for (const Entry& entry : queue) {
-        if (!remove(entry)) kept.push_back(entry);
+      Fifo kept;
+      for (ExecutorTask* task = client->fifo[p].head; task != nullptr;) {
+        ExecutorTask* next = task->queue_next;
+        task->queue_next = nullptr;
+        if (remove(task)) {
+          task->in_ready_queue = false;
+          --client->queued;
+          --size_;
+        } else if (kept.tail == nullptr) {
+          kept.head = kept.tail = task;
+        } else {
+          kept.tail = kept.tail->queue_next = task;
+        }
+        task = next;
       }
-      queue.swap(kept);
-      size_ -= before - queue.size();
-      if (queue.empty() && client->slot[p] >= 0) Unwait(client, p);
+      client->fifo[p] = kept;
+      if (kept.head == nullptr && client->slot[p] >= 0) Unwait(client.get(), p);
     }
-    it = IsIdle(*client) ? clients_.erase(it) : std::next(it);
   }
 }
 

@@ -11,15 +11,17 @@ namespace rocksdb_cuckoo {
 template <typename T, T* T::*kNext>
 class IntrusiveMpscStack {
  public:
-  // Sequentially consistent, so that a pusher that then reads a consumer's
-  // "I am going to sleep" flag, and a consumer that publishes that flag and
-  // then calls Empty(), cannot both miss each other.
-  void Push(T* node) {
+  // Returns true if the stack was empty before. Sequentially consistent, so
+  // that a pusher that then reads a consumer's "I am going to sleep" flag,
+  // and a consumer that publishes that flag and then calls Empty(), cannot
+  // both miss each other.
+  bool Push(T* node) {
     T* head = head_.load(std::memory_order_relaxed);
     do {
       node->*kNext = head;
     } while (!head_.compare_exchange_weak(head, node, std::memory_order_seq_cst,
                                           std::memory_order_relaxed));
+    return head == nullptr;
   }
 
   // Returns every node pushed so far, newest first, linked through kNext.

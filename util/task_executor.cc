@@ -1,5 +1,7 @@
 #include "util/task_executor.h"
 
+#include "util/task_recycler.h"
+
 namespace rocksdb_cuckoo {
 
 TaskExecutor::TaskExecutor(const std::vector<std::string>& pool_names)
@@ -29,7 +31,7 @@ void TaskExecutor::Shutdown() {
 
 ExecutorTask* TaskExecutor::NewTask(int pool, std::function<void()> run,
                                     TaskOptions options, uint32_t refs) {
-  auto* task = new ExecutorTask;
+  ExecutorTask* task = TaskRecycler::Acquire();
   task->run = std::move(run);
   task->on_cancel = std::move(options.on_cancel);
   task->tag = options.tag;
@@ -50,13 +52,13 @@ void TaskExecutor::Submit(ExecutorTask* task, std::chrono::nanoseconds delay) {
   }
   if (delay.count() <= 0) {
     task->word.store(TaskWord(0, TaskState::kReady), std::memory_order_relaxed);
-    pools_[task->pool]->Enqueue(task);
+    pools_[task->pool]->EnqueueNew(task);
   } else {
     task->wake_ns.store(SteadyNanos() + delay.count(),
                         std::memory_order_relaxed);
     task->word.store(TaskWord(0, TaskState::kDelayed),
                      std::memory_order_relaxed);
-    timer_.Watch(task);
+    timer_.WatchNew(task);
   }
 }
 
@@ -96,7 +98,7 @@ bool TaskExecutor::Cancel(const TaskHandle& handle) {
         break;
       case TaskState::kDelayed:
         if (task->Transition(word, TaskState::kCancelled)) {
-          timer_.NoteStaleEntry();
+          timer_.NoteStaleEntry(task);
           RunOnCancel(task);
           return true;
         }
@@ -136,7 +138,7 @@ TaskState TaskExecutor::SnoozeTask(ExecutorTask* task,
           if (state == TaskState::kReady) {
             pools_[task->pool]->NoteLeftReady();
           } else {
-            timer_.NoteStaleEntry();
+            timer_.NoteStaleEntry(task);
           }
           task->Ref();
           timer_.Watch(task);

@@ -111,6 +111,13 @@ class TaskExecutor {
   int ReleaseThreads(int pool, int count) {
     return pools_[pool]->ReleaseThreads(count);
   }
+  // On by default: each pool may run one thread beyond its count, only for
+  // the tasks of a client that has none running while every worker is busy
+  // with other clients' long tasks (see ExecutorPool). Off: the counts are
+  // hard limits.
+  void EnableStarvationHelper(bool enabled) {
+    for (auto& pool : pools_) pool->EnableHelper(enabled);
+  }
   void LowerIOPriority(int pool) { pools_[pool]->LowerIOPriority(); }
   void LowerCPUPriority(int pool, ROCKSDB_NAMESPACE::CpuPriority priority) {
     pools_[pool]->LowerCPUPriority(priority);

@@ -25,6 +25,13 @@ TimerQueue::TimerQueue(Callback due, Callback cancelled)
 
 TimerQueue::~TimerQueue() = default;
 
+void TimerQueue::WatchNew(ExecutorTask* task) {
+  const int64_t wake = task->wake_ns.load(std::memory_order_relaxed);
+  task->in_timer_inbox.store(true, std::memory_order_relaxed);
+  inbox_.Push(task);
+  Pushed(wake);
+}
+
 void TimerQueue::Watch(ExecutorTask* task) {
   // Read before the push: afterwards the task may already have run and gone.
   const int64_t wake = task->wake_ns.load(std::memory_order_relaxed);
@@ -35,6 +42,10 @@ void TimerQueue::Watch(ExecutorTask* task) {
   } else {
     inbox_.Push(task);
   }
+  Pushed(wake);
+}
+
+void TimerQueue::Pushed(int64_t wake) {
   if (stopped_.load(std::memory_order_seq_cst)) {
     // Stop has emptied the inbox already, or will; whoever gets there first
     // cancels the task, exactly once (the word decides).
@@ -53,14 +64,19 @@ void TimerQueue::Watch(ExecutorTask* task) {
       started_.store(true, std::memory_order_release);
     }
   }
+  // Counted per thread, not in a shared atomic that every push would
+  // bounce between cores. Shared by all TimerQueues of the thread, which
+  // only makes a kick come early.
+  thread_local uint64_t pushes = 0;
   if (wake < armed_ns_.load(std::memory_order_seq_cst) ||
-      inbox_pushes_.fetch_add(1, std::memory_order_relaxed) + 1 ==
-          kInboxBatch) {
+      ++pushes % kInboxBatch == 0) {
     Kick();
   }
 }
 
-void TimerQueue::NoteStaleEntry() {
+void TimerQueue::NoteStaleEntry(const ExecutorTask* task) {
+  // Still in the inbox: dropped when filed, never a heap entry.
+  if (task->in_timer_inbox.load(std::memory_order_relaxed)) return;
   if (dead_.fetch_add(1, std::memory_order_relaxed) + 1 ==
       purge_at_.load(std::memory_order_relaxed)) {
     Kick();
@@ -81,7 +97,6 @@ void TimerQueue::PushEntry(const Entry& entry) {
 }
 
 void TimerQueue::FileInbox() {
-  inbox_pushes_.store(0, std::memory_order_relaxed);
   ExecutorTask* task = inbox_.TakeAll();
   while (task != nullptr) {
     ExecutorTask* next = task->timer_next;

@@ -39,9 +39,11 @@ class TimerQueue {
   // Also the way to say a delayed task's word or wake time changed. After
   // Stop, the task is cancelled instead.
   void Watch(ExecutorTask* task);
+  // Watch for a task no other thread has seen yet.
+  void WatchNew(ExecutorTask* task);
   // A delayed task was cancelled or snoozed elsewhere: its heap entry is
-  // dead weight now.
-  void NoteStaleEntry();
+  // dead weight now (unless it was never filed).
+  void NoteStaleEntry(const ExecutorTask* task);
   // Cancels the delayed tasks of `pool` tagged `tag`; appends them to *out,
   // one reference each for the caller.
   void CancelTagged(int pool, const void* tag, std::vector<ExecutorTask*>* out);
@@ -55,13 +57,16 @@ class TimerQueue {
     ExecutorTask* task;
   };
   using Inbox = IntrusiveMpscStack<ExecutorTask, &ExecutorTask::timer_next>;
-  // Wake the thread at least once per this many pushes and purge when dead
-  // entries exceed max(this, live entries).
+  // Each pushing thread wakes the timer thread once per this many of its
+  // pushes (so the inbox stays short); the heap is purged when dead entries
+  // exceed max(this, live entries).
   static constexpr uint64_t kInboxBatch = 1024;
   static constexpr int64_t kNever = INT64_MAX;
 
   void ThreadMain();
   void Kick();
+  // What Watch and WatchNew share once the task is in the inbox.
+  void Pushed(int64_t wake);
   // These require mu_.
   void FileInbox();
   void PushEntry(const Entry& entry);
@@ -73,7 +78,6 @@ class TimerQueue {
   const Callback cancelled_;
 
   Inbox inbox_;
-  std::atomic<uint64_t> inbox_pushes_{0};
   std::atomic<uint64_t> dead_{0};
   std::atomic<uint64_t> purge_at_{kInboxBatch};
   // The wake time the thread sleeps towards.
