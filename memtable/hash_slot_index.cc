@@ -230,10 +230,11 @@ bool HashSlotIndex::Grow(SlotArray* seen) {
 
   gate_.BeginExclusive();
   // Writers are out; readers may still probe `seen`, which stays unchanged.
+  // (Acquire: the nodes were published by other threads' CASes.)
   std::vector<uint64_t> used;
   used.reserve(static_cast<size_t>(counts_.Sum(kKeys)) + 1);
   for (size_t i = 0; i <= seen->mask; ++i) {
-    const uint64_t value = seen->slots[i].load(std::memory_order_relaxed);
+    const uint64_t value = seen->slots[i].load(std::memory_order_acquire);
     if (value != 0) used.push_back(value);
   }
   SlotArray* bigger = NewSlotArray(2 * (seen->mask + 1));
