@@ -139,6 +139,12 @@ struct DutVariant {
 const DutVariant kDutVariants[] = {
     {"default", "", ""},
     {"striped_hash", "memtable_factory=striped_hash", ""},
+    // Background work on AsyncExecutorEnv; smaller memtables and files than
+    // kCommonOptions' make flushes and compactions more frequent still.
+    {"async_executor_env",
+     "write_buffer_size=16384;target_file_size_base=16384;"
+     "max_background_jobs=4",
+     "AsyncExecutorEnv"},
 };
 
 std::string Printable(const std::string& s, size_t limit = 48) {

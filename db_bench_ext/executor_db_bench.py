@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Stock db_bench fillrandom on RocksDB's default Env vs AsyncExecutorEnv.
+
+Small write buffers and files make flushes and compactions run all the time,
+so the background executor is busy. The default Env and AsyncExecutorEnv
+(loaded with LD_PRELOAD=librocksdb_cuckoo.so --env_uri=AsyncExecutorEnv)
+take turns within every run, alternating who goes first. Printed: ops/s and
+write stall time (the rocksdb.stall.micros ticker), median [min..max] over
+the runs and the ratio of the medians, then the executor's statistics of
+the last run (per pool: queue, wait and run times).
+
+    db_bench_ext/executor_db_bench.py --num=1000000 --runs=3 --bg_jobs=4
+
+--threads is db_bench's writer threads, --bg_jobs its max_background_jobs
+(the pool sizes follow from it, as RocksDB sizes them at DB::Open).
+"""
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+
+def find_db_bench():
+    found = shutil.which("db_bench")
+    if found:
+        return found
+    try:
+        listing = subprocess.run(["dpkg", "-L", "rocksdb-tools"], check=True,
+                                 capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        listing = ""
+    for line in listing.splitlines():
+        if line.endswith("/db_bench") and os.access(line, os.X_OK):
+            return line
+    sys.exit("executor_db_bench: no db_bench (install rocksdb-tools)")
+
+
+def run_db_bench(args, env_name, db_dir, stats_file):
+    wb = args.write_buffer_size
+    cmd = [
+        args.db_bench, "--benchmarks=fillrandom", f"--num={args.num}",
+        f"--threads={args.threads}", f"--max_background_jobs={args.bg_jobs}",
+        f"--write_buffer_size={wb}", f"--target_file_size_base={wb}",
+        f"--max_bytes_for_level_base={4 * wb}",
+        "--level0_file_num_compaction_trigger=4",
+        f"--value_size={args.value_size}", "--key_size=16",
+        f"--compression_type={args.compression}", "--statistics",
+        f"--db={db_dir}", "--seed=42"
+    ]
+    env = dict(os.environ)
+    if env_name == "ours":
+        env["LD_PRELOAD"] = args.library
+        cmd.append(f"--env_uri=id=AsyncExecutorEnv;stats_file={stats_file}")
+    shutil.rmtree(db_dir, ignore_errors=True)
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    shutil.rmtree(db_dir, ignore_errors=True)
+    if out.returncode != 0:
+        sys.exit(f"db_bench failed ({env_name}):\n{out.stdout}\n{out.stderr}")
+    ops = re.search(r"^fillrandom\s*:.*?([\d.]+) ops/sec", out.stdout, re.M)
+    stall = re.search(r"^rocksdb\.stall\.micros COUNT : (\d+)", out.stdout,
+                      re.M)
+    if not ops or not stall:
+        sys.exit(f"cannot parse db_bench output ({env_name}):\n{out.stdout}")
+    return float(ops.group(1)), int(stall.group(1)) / 1000.0, " ".join(cmd)
+
+
+def summary(values, fmt):
+    return (f"{fmt(statistics.median(values))} "
+            f"[{fmt(min(values))}..{fmt(max(values))}]")
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--num", type=int, default=1000000,
+                        help="keys written per run (default: 1000000)")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="db_bench writer threads")
+    parser.add_argument("--bg_jobs", type=int, default=4,
+                        help="db_bench --max_background_jobs")
+    parser.add_argument("--write_buffer_size", type=int, default=1 << 20)
+    parser.add_argument("--value_size", type=int, default=100)
+    parser.add_argument("--compression", default="none")
+    parser.add_argument("--build", default="build",
+                        help="build folder holding librocksdb_cuckoo.so")
+    parser.add_argument("--db_bench", default=None)
+    parser.add_argument("--out_dir", default="bench-out/executor_db_bench")
+    args = parser.parse_args()
+    args.db_bench = args.db_bench or find_db_bench()
+    args.library = os.path.abspath(
+        os.path.join(args.build, "librocksdb_cuckoo.so"))
+    if not os.path.exists(args.library):
+        sys.exit(f"executor_db_bench: {args.library} is missing; build first")
+    os.makedirs(args.out_dir, exist_ok=True)
+
+    results = {"default": ([], []), "ours": ([], [])}
+    stats_file = ""
+    for run in range(args.runs):
+        order = ["default", "ours"] if run % 2 == 0 else ["ours", "default"]
+        for name in order:
+            stats_file = os.path.abspath(
+                os.path.join(args.out_dir, f"executor_stats_run{run + 1}.txt"))
+            if os.path.exists(stats_file):
+                os.remove(stats_file)
+            ops, stall_ms, cmd = run_db_bench(
+                args, name, os.path.join(args.out_dir, "db"), stats_file)
+            results[name][0].append(ops)
+            results[name][1].append(stall_ms)
+            print(f"run {run + 1} {name:8s} {ops:10.0f} ops/s  "
+                  f"stall {stall_ms:9.1f} ms", flush=True)
+            if run == 0:
+                print(f"  {cmd}", flush=True)
+
+    ops_fmt = lambda v: f"{v:.0f}"
+    ms_fmt = lambda v: f"{v:.1f}"
+    print(f"\nfillrandom num={args.num} threads={args.threads} "
+          f"max_background_jobs={args.bg_jobs} "
+          f"write_buffer_size={args.write_buffer_size}; "
+          f"median [min..max] of {args.runs} runs")
+    for name, label in (("default", "Env::Default"),
+                        ("ours", "AsyncExecutorEnv")):
+        ops, stall = results[name]
+        print(f"{label:17s} ops/s {summary(ops, ops_fmt):28s} "
+              f"stall ms {summary(stall, ms_fmt)}")
+    d_ops, d_stall = (statistics.median(v) for v in results["default"])
+    o_ops, o_stall = (statistics.median(v) for v in results["ours"])
+    stall_ratio = f"{o_stall / d_stall:.2f}x" if d_stall > 0 else "n/a (0)"
+    print(f"ratio (ours / default): ops/s {o_ops / d_ops:.2f}x, "
+          f"stall {stall_ratio}")
+    with open(stats_file) as f:
+        print("\nexecutor statistics, last run:\n" + f.read())
+
+
+if __name__ == "__main__":
+    main()
