@@ -67,9 +67,9 @@ void ExecutorPool::Count(Counter counter) const {
 }
 
 // Called only by the push that made the inbox non-empty: whoever empties it
-// takes every task in it, and a worker that took a batch wakes a helper
-// when more is left (WorkerMain), so one wake per burst is enough, not one
-// per task (each is a system call).
+// takes every task in it, and a worker that took a batch wakes another when
+// more is left (WorkerMain), so one wake per burst is enough, not one per
+// task (each is a system call).
 void ExecutorPool::WakeIfIdle() {
   if (idle_count_.load(std::memory_order_seq_cst) >
       reserved_count_.load(std::memory_order_relaxed)) {
@@ -272,12 +272,12 @@ void ExecutorPool::WorkerMain(Worker* worker) {
     if (n > 0) {
       ++running_;
       // More left than this batch: a sleeping worker may start on it now.
-      Worker* helper = !ready_.empty() && MayStartTask() &&
-                               static_cast<int>(idle_.size()) > reserved_
-                           ? PopIdle()
-                           : nullptr;
+      Worker* another = !ready_.empty() && MayStartTask() &&
+                                static_cast<int>(idle_.size()) > reserved_
+                            ? PopIdle()
+                            : nullptr;
       lock.unlock();
-      if (helper != nullptr) helper->parker.Unpark();
+      if (another != nullptr) another->parker.Unpark();
       RunBatch(worker, batch, n);
       lock.lock();
       FinishBatch(batch, n);

@@ -1,13 +1,15 @@
 // The worker threads of one executor pool (one per Env::Priority in
 // AsyncExecutorEnv) and their ready queue.
 //
-// Enqueue is a lock-free push onto an inbox; it takes the pool's mutex only
-// to wake a sleeping worker, and never waits for a task to finish. Workers
-// move the inbox into the FairReadyQueue under the mutex, run tasks outside
-// it, and sleep on their own ThreadParker (no spinning) when there is
-// nothing they may run. A worker goes to sleep only after checking the inbox
-// once more, and Enqueue wakes one only after its push, so no task is left
-// behind with every worker asleep.
+// Enqueue is a lock-free push onto an inbox. Only the push that finds the
+// inbox empty does more: it wakes a sleeping worker (or, when all are busy
+// with long tasks, looks for a starved client, below), taking the pool's
+// mutex briefly; it never waits for a task. Workers move the inbox into the
+// FairReadyQueue under the mutex, run tasks outside it, and sleep on their
+// own ThreadParker (no spinning) when there is nothing they may run. A
+// worker goes to sleep only after checking the inbox once more, and Enqueue
+// wakes one only after its push, so no task is left behind with every
+// worker asleep.
 //
 // Fair turns between clients need one more thing when tasks are long: if
 // every worker is busy with other clients' tasks (a DB flooding the pool

@@ -109,7 +109,8 @@ struct ExecutorTask {
 
 // A caller's reference to a task added to a TaskExecutor: keeps the task's
 // memory alive (not the task pending) and is what Cancel and Snooze take.
-// Copyable; an empty handle refers to nothing.
+// Copyable; a default-constructed handle refers to nothing and may only be
+// assigned to.
 class TaskHandle {
  public:
   TaskHandle() = default;
@@ -127,7 +128,6 @@ class TaskHandle {
     if (task_ != nullptr) task_->Unref();
   }
 
-  bool empty() const { return task_ == nullptr; }
   // A snapshot; it may change the moment after it is read.
   TaskState state() const {
     return StateOf(task_->word.load(std::memory_order_acquire));

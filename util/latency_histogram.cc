@@ -45,16 +45,13 @@ void LatencyDistribution::Merge(const LatencyDistribution& other) {
   max_ = std::max(max_, other.max_);
 }
 
-double LatencyDistribution::MeanNanos() const {
-  return count_ == 0 ? 0.0 : static_cast<double>(sum_) / count_;
-}
-
 uint64_t LatencyDistribution::Percentile(double p) const {
   if (count_ == 0) return 0;
   p = std::min(std::max(p, 0.0), 1.0);
   // The rank of the wanted sample, 1-based.
   const uint64_t rank = std::max<uint64_t>(
       1, static_cast<uint64_t>(std::ceil(p * static_cast<double>(count_))));
+  if (rank >= count_) return max_;  // known exactly
   uint64_t seen = 0;
   for (int i = 0; i < kBuckets; ++i) {
     seen += buckets_[i];
@@ -68,7 +65,7 @@ uint64_t LatencyDistribution::Percentile(double p) const {
 }
 
 std::string LatencyDistribution::ToString() const {
-  return "n=" + std::to_string(count_) +
+  return "n=" + std::to_string(count_) + " mean=" + FormatNanos(Mean()) +
          " p50=" + FormatNanos(Percentile(0.50)) +
          " p99=" + FormatNanos(Percentile(0.99)) + " max=" + FormatNanos(max_);
 }

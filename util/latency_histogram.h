@@ -31,11 +31,12 @@ class LatencyDistribution {
 
   uint64_t count() const { return count_; }
   uint64_t max() const { return max_; }
-  double MeanNanos() const;
+  uint64_t Mean() const { return count_ == 0 ? 0 : sum_ / count_; }
   // The value below which fraction p (in [0, 1]) of the samples lie: the
-  // midpoint of the bucket holding it, capped at the largest sample.
+  // midpoint of the bucket holding it, capped at the largest sample (which
+  // is exact, and what p = 1 returns).
   uint64_t Percentile(double p) const;
-  // "n=.. p50=.. p99=.. max=.." with human units.
+  // "n=.. mean=.. p50=.. p99=.. max=.." with human units.
   std::string ToString() const;
 
  private:

@@ -12,15 +12,18 @@
 //   executor.Cancel(h);       // true: it will not run; on_cancel was called
 //
 // Nothing here waits for a worker: Add, Post, Cancel and Snooze are
-// lock-free pushes and compare-and-swaps (Add takes a pool's mutex briefly
-// only to wake a sleeping worker). SnoozeAndWait is the one call that waits,
-// for callers that must know a running task's current run has ended.
+// lock-free pushes and compare-and-swaps (an Add that finds its pool's
+// inbox empty takes the pool's mutex briefly, to wake a sleeping worker).
+// SnoozeAndWait is the one call that waits, for callers that must know a
+// running task's current run has ended.
 //
 // Each pool has its own threads; within a pool, ready tasks run in
 // TaskPriority order, and among tasks of one priority the client with the
-// fewest tasks running goes first (FairReadyQueue). Destroying the executor
-// runs every ready task and cancels every delayed one: no task is dropped
-// without either running or having its on_cancel called.
+// fewest tasks running goes first (FairReadyQueue); a client starved by
+// others' long tasks gets the pool's helper thread (ExecutorPool).
+// Destroying the executor runs every ready task and cancels every delayed
+// one: no task is dropped without either running or having its on_cancel
+// called.
 #pragma once
 
 #include <atomic>
@@ -70,7 +73,6 @@ class TaskExecutor {
   void Shutdown();
 
   int num_pools() const { return static_cast<int>(pools_.size()); }
-  const std::string& pool_name(int pool) const { return pool_names_[pool]; }
 
   // Queues `run` on `pool`. After Shutdown has begun, the task is cancelled
   // at once instead.
