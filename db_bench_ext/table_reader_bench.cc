@@ -42,7 +42,22 @@ using namespace ROCKSDB_NAMESPACE;
 using testing::InternalKeyOf;
 using testing::TableHarness;
 
-enum Format { kOurs, kOursIdentity, kBuiltinCuckoo, kBuiltinIdentity };
+// Ours is measured both mapped (as the built-ins, which require mmap) and
+// loaded (allow_mmap_reads=false: the file is read into huge-page memory).
+enum Format {
+  kOurs,
+  kOursLoaded,
+  kOursIdentity,
+  kOursIdentityLoaded,
+  kBuiltinCuckoo,
+  kBuiltinIdentity
+};
+
+bool IsIdentity(Format f) {
+  return f == kOursIdentity || f == kOursIdentityLoaded ||
+         f == kBuiltinIdentity;
+}
+bool IsLoaded(Format f) { return f == kOursLoaded || f == kOursIdentityLoaded; }
 enum KeyKind { kText16, kInteger8 };
 
 uint64_t NumKeys() {
@@ -62,11 +77,15 @@ std::string MakeKey(KeyKind kind, uint64_t i) {
   return key;
 }
 
+KeyKind KindOf(Format f) { return IsIdentity(f) ? kInteger8 : kText16; }
+
 std::shared_ptr<TableFactory> FactoryFor(Format f) {
   switch (f) {
     case kOurs:
+    case kOursLoaded:
       return NewCuckooHashTableFactory();
-    case kOursIdentity: {
+    case kOursIdentity:
+    case kOursIdentityLoaded: {
       CuckooHashTableOptions o;
       o.identity_as_first_hash = true;
       return NewCuckooHashTableFactory(o);
@@ -91,15 +110,13 @@ TableHarness* Table(Format f) {
   std::lock_guard<std::mutex> lock(mu);
   auto& slot = (*tables)[f];
   if (slot == nullptr) {
-    const KeyKind kind =
-        (f == kOursIdentity || f == kBuiltinIdentity) ? kInteger8 : kText16;
+    const KeyKind kind = KindOf(f);
     const char* dir = getenv("CUCKOO_BENCH_DIR");
     slot = std::make_unique<TableHarness>(
         FactoryFor(f),
         std::string(dir ? dir : "/tmp") + "/table_reader_bench_" +
             std::to_string(getpid()) + "_" + std::to_string(f) + ".sst",
-        /*mmap=*/f == kBuiltinCuckoo || f == kBuiltinIdentity ||
-            getenv("CUCKOO_BENCH_LOAD") == nullptr);
+        /*mmap=*/!IsLoaded(f));
     std::vector<std::pair<std::string, std::string>> entries;
     const uint64_t n = NumKeys();
     entries.reserve(n);
@@ -117,10 +134,6 @@ TableHarness* Table(Format f) {
     }
   }
   return slot.get();
-}
-
-KeyKind KindOf(Format f) {
-  return (f == kOursIdentity || f == kBuiltinIdentity) ? kInteger8 : kText16;
 }
 
 void BM_Get(benchmark::State& state, Format format, bool present) {
@@ -239,8 +252,10 @@ void RegisterAll() {
     const char* name;
     Format format;
   } formats[] = {{"ours", kOurs},
+                 {"ours_loaded", kOursLoaded},
                  {"builtin_cuckoo", kBuiltinCuckoo},
                  {"ours_identity", kOursIdentity},
+                 {"ours_identity_loaded", kOursIdentityLoaded},
                  {"builtin_cuckoo_identity", kBuiltinIdentity}};
   for (auto& f : formats) {
     for (bool present : {true, false}) {

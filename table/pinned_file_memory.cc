@@ -1,5 +1,8 @@
 #include "table/pinned_file_memory.h"
 
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -14,6 +17,8 @@ using ROCKSDB_NAMESPACE::Slice;
 using ROCKSDB_NAMESPACE::Status;
 
 namespace {
+constexpr size_t kHugePageSize = size_t{2} << 20;
+
 // Threads take stripes round-robin on first use, so up to kStripes threads
 // pin without sharing a cache line.
 int ThreadStripe(int stripes) {
@@ -31,12 +36,19 @@ Status PinnedFileMemory::Open(std::unique_ptr<RandomAccessFileReader>&& file,
   m->size_ = file_size;
   if (!mmap) {
     // Aligned so that bucket cache lines in the file are cache lines here.
-    const size_t rounded = (file_size + 63) / 64 * 64;
-    m->buffer_ =
-        static_cast<char*>(aligned_alloc(64, rounded == 0 ? 64 : rounded));
+    // Files of a huge page or more get huge pages where the kernel allows
+    // (THP "madvise" or "always"): random lookups into hundreds of MB then
+    // miss the TLB far less, and prefetches are not dropped on TLB misses.
+    const size_t align = file_size >= kHugePageSize ? kHugePageSize : 64;
+    const size_t rounded =
+        std::max<size_t>(align, (file_size + align - 1) / align * align);
+    m->buffer_ = static_cast<char*>(aligned_alloc(align, rounded));
     if (m->buffer_ == nullptr) {
       return Status::MemoryLimit("CuckooHashTable: cannot allocate " +
                                  std::to_string(file_size) + " bytes");
+    }
+    if (align == kHugePageSize) {
+      madvise(m->buffer_, rounded, MADV_HUGEPAGE);  // a hint; failure is fine
     }
   }
   Slice contents;
