@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "util/cycle_clock.h"
+#include "util/task_recycler.h"
 #include "util/thread_priority.h"
 
 namespace rocksdb_cuckoo {
@@ -212,7 +213,7 @@ int ExecutorPool::StartBatch(Started* batch, int limit) {
   ExecutorTask* task = nullptr;
   uint64_t word = 0;
   while (n < limit && ready_.Pop(&task, &word)) {
-    if (task->Transition(word, TaskState::kRunning)) {
+    if (task->Unshared() || task->Transition(word, TaskState::kRunning)) {
       batch[n++] = {task, NextWord(word, TaskState::kRunning), task->client};
     } else {
       // Stale: cancelled or snoozed since it was queued.
@@ -250,8 +251,12 @@ void ExecutorPool::RunBatch(Worker* worker, const Started* batch, int n) {
     const uint64_t avg = avg_run_nanos_.load(std::memory_order_relaxed);
     avg_run_nanos_.store(avg - avg / 8 + run_nanos / 8,
                          std::memory_order_relaxed);
-    after_run_(task, batch[i].running_word);
-    task->Unref();
+    if (task->Unshared()) {
+      TaskRecycler::Release(task);
+    } else {
+      after_run_(task, batch[i].running_word);
+      task->Unref();
+    }
     start = end;
   }
 }

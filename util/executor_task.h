@@ -96,6 +96,11 @@ struct ExecutorTask {
   // Link of TaskRecycler's free lists.
   ExecutorTask* free_next = nullptr;
 
+  // Whether the caller's reference is the only one. Then no other thread can
+  // reach the task to cancel, snooze or wait on it (those need a handle), so
+  // nobody looks at its word: a pool runs and frees such a task (what Post
+  // and AsyncExecutorEnv::Schedule make) without any compare-and-swap.
+  bool Unshared() const { return refs.load(std::memory_order_acquire) == 1; }
   void Ref() { refs.fetch_add(1, std::memory_order_relaxed); }
   // The last reference hands the task to TaskRecycler.
   void Unref();
