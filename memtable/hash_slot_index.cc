@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <new>
 
 #include "util/key_hash.h"
+#include "util/large_buffer.h"
 
 namespace rocksdb_cuckoo {
 
@@ -50,6 +52,9 @@ struct HashSlotIndex::SlotArray {
   // that the sum over stripes is read rarely. The overshoot stays below
   // grow_at / 16, and a full array grows regardless.
   uint64_t check_every;
+  // Huge pages where the kernel allows: lookups hit random slots, and fewer
+  // TLB misses make them cheaper.
+  std::unique_ptr<LargeBuffer> memory;
   std::atomic<uint64_t>* slots;
 };
 
@@ -73,20 +78,16 @@ HashSlotIndex::SlotArray* HashSlotIndex::NewSlotArray(size_t num_slots) const {
       static_cast<uint64_t>(static_cast<double>(num_slots) * max_load_factor_);
   array->check_every = std::max<uint64_t>(
       1, std::min<uint64_t>(64, array->grow_at / (16 * counts_.num_stripes())));
-  array->slots = static_cast<std::atomic<uint64_t>*>(
-      ::operator new(num_slots * sizeof(std::atomic<uint64_t>),
-                     std::align_val_t(StripedCounters::kCacheLine)));
+  array->memory =
+      std::make_unique<LargeBuffer>(num_slots * sizeof(std::atomic<uint64_t>));
+  array->slots = static_cast<std::atomic<uint64_t>*>(array->memory->data());
   for (size_t i = 0; i < num_slots; ++i) {
     new (&array->slots[i]) std::atomic<uint64_t>(0);
   }
   return array;
 }
 
-void HashSlotIndex::DeleteSlotArray(SlotArray* array) {
-  ::operator delete(array->slots,
-                    std::align_val_t(StripedCounters::kCacheLine));
-  delete array;
-}
+void HashSlotIndex::DeleteSlotArray(SlotArray* array) { delete array; }
 
 HashSlotIndex::InsertResult HashSlotIndex::Insert(HashNode* node,
                                                   const EntryKey& key) {
@@ -215,13 +216,18 @@ HashSlotIndex::FindResult HashSlotIndex::Find(const Slice& user_key) {
   return result;
 }
 
-void HashSlotIndex::CollectHeads(std::vector<HashNode*>* heads) {
+size_t HashSlotIndex::CollectHeads(HashNode** out, size_t capacity) {
   ReadScope scope(&gate_);
   const SlotArray* array = array_.load(std::memory_order_seq_cst);
+  size_t count = 0;
   for (size_t i = 0; i <= array->mask; ++i) {
     const uint64_t seen = array->slots[i].load(std::memory_order_acquire);
-    if (seen != 0) heads->push_back(SlotNode(seen));
+    if (seen != 0) {
+      if (count < capacity) out[count] = SlotNode(seen);
+      ++count;
+    }
   }
+  return count;
 }
 
 bool HashSlotIndex::Grow(SlotArray* seen) {
@@ -231,15 +237,16 @@ bool HashSlotIndex::Grow(SlotArray* seen) {
   gate_.BeginExclusive();
   // Writers are out; readers may still probe `seen`, which stays unchanged.
   // (Acquire: the nodes were published by other threads' CASes.)
-  std::vector<uint64_t> used;
-  used.reserve(static_cast<size_t>(counts_.Sum(kKeys)) + 1);
+  LargeBuffer used_memory((seen->mask + 1) * sizeof(uint64_t));
+  uint64_t* used = static_cast<uint64_t*>(used_memory.data());
+  size_t num_used = 0;
   for (size_t i = 0; i <= seen->mask; ++i) {
     const uint64_t value = seen->slots[i].load(std::memory_order_acquire);
-    if (value != 0) used.push_back(value);
+    if (value != 0) used[num_used++] = value;
   }
   SlotArray* bigger = NewSlotArray(2 * (seen->mask + 1));
-  for (size_t j = 0; j < used.size(); ++j) {
-    if (j + kPrefetchDistance < used.size()) {
+  for (size_t j = 0; j < num_used; ++j) {
+    if (j + kPrefetchDistance < num_used) {
       __builtin_prefetch(SlotNode(used[j + kPrefetchDistance]));
     }
     const uint64_t hash =
@@ -251,7 +258,7 @@ bool HashSlotIndex::Grow(SlotArray* seen) {
     bigger->slots[i].store(used[j], std::memory_order_relaxed);
   }
   for (size_t s = 0; s < counts_.num_stripes(); ++s) {
-    counts_.At(s)[kKeys].store(s == 0 ? used.size() : 0,
+    counts_.At(s)[kKeys].store(s == 0 ? num_used : 0,
                                std::memory_order_relaxed);
   }
   array_.store(bigger, std::memory_order_seq_cst);

@@ -20,7 +20,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
-#include <vector>
 
 #include "memtable/hash_node.h"
 #include "memtable/resize_gate.h"
@@ -53,8 +52,10 @@ class HashSlotIndex {
   // Safe to call concurrently with anything.
   FindResult Find(const ROCKSDB_NAMESPACE::Slice& user_key);
 
-  // Appends the newest entry of every user key, in slot order.
-  void CollectHeads(std::vector<HashNode*>* heads);
+  // Writes the newest entry of every user key, in slot order, to out[0,
+  // capacity) and returns how many there are (more than capacity: the rest
+  // were not written).
+  size_t CollectHeads(HashNode** out, size_t capacity);
 
   // Entries inserted so far. With acquire ordering, every entry counted was
   // fully linked before the count was read.

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <utility>
+
+#include "util/large_buffer.h"
 
 namespace rocksdb_cuckoo {
 
@@ -18,7 +21,7 @@ struct Item {
 
 // Computing prefixes touches every node once in slot (random) order: fetch
 // this many ahead so the misses overlap.
-constexpr size_t kPrefetchDistance = 8;
+constexpr size_t kPrefetchDistance = 16;
 
 uint64_t OrderedPrefix(const HashNode* node, KeyOrder order) {
   const ROCKSDB_NAMESPACE::Slice user_key =
@@ -31,68 +34,87 @@ uint64_t OrderedPrefix(const HashNode* node, KeyOrder order) {
   return order == KeyOrder::kReverseBytewise ? ~raw : raw;
 }
 
-// LSD radix sort on the prefix, one pass per byte that varies at all (keys
-// sharing leading bytes, as integer keys do, skip those passes).
-void RadixSortByPrefix(std::vector<Item>* items) {
-  const size_t n = items->size();
-  uint64_t varying = 0;
-  size_t counts[8][256] = {};
-  for (const Item& item : *items) {
-    varying |= item.prefix ^ (*items)[0].prefix;
-    for (int byte = 0; byte < 8; ++byte) {
-      ++counts[byte][(item.prefix >> (8 * byte)) & 0xff];
+// LSD radix sort of items[0, n) by prefix, one pass per byte that varies at
+// all (`varying` has those bits set; keys sharing leading bytes, as integer
+// keys do, skip those passes). Returns whichever of items and scratch holds
+// the result.
+Item* RadixSortByPrefix(Item* items, Item* scratch, size_t n,
+                        uint64_t varying) {
+  int shifts[8];
+  int passes = 0;
+  for (int shift = 0; shift < 64; shift += 8) {
+    if (((varying >> shift) & 0xff) != 0) shifts[passes++] = shift;
+  }
+  std::vector<size_t> counts(static_cast<size_t>(passes) * 256, 0);
+  for (size_t i = 0; i < n; ++i) {
+    for (int p = 0; p < passes; ++p) {
+      ++counts[p * 256 + ((items[i].prefix >> shifts[p]) & 0xff)];
     }
   }
-  std::vector<Item> buffer(n);
-  Item* from = items->data();
-  Item* to = buffer.data();
-  for (int byte = 0; byte < 8; ++byte) {
-    if (((varying >> (8 * byte)) & 0xff) == 0) continue;
-    size_t offsets[256];
+  Item* from = items;
+  Item* to = scratch;
+  for (int p = 0; p < passes; ++p) {
+    size_t* offsets = &counts[p * 256];
     size_t sum = 0;
     for (int b = 0; b < 256; ++b) {
+      const size_t count = offsets[b];
       offsets[b] = sum;
-      sum += counts[byte][b];
+      sum += count;
     }
     for (size_t i = 0; i < n; ++i) {
-      to[offsets[(from[i].prefix >> (8 * byte)) & 0xff]++] = from[i];
+      to[offsets[(from[i].prefix >> shifts[p]) & 0xff]++] = from[i];
     }
     std::swap(from, to);
   }
-  if (from != items->data()) std::copy(from, from + n, items->data());
+  return from;
 }
 
 }  // namespace
 
-SortedView::SortedView(std::vector<HashNode*> heads,
-                       const KeyComparator& comparator, KeyOrder order)
+SortedView::SortedView(HashSlotIndex* index, const KeyComparator& comparator,
+                       KeyOrder order)
     : comparator_(comparator) {
+  // Room for the keys counted now and some that concurrent writers add while
+  // the index is scanned; a scan that finds more starts again with more.
+  for (size_t capacity = index->NumKeys() * 17 / 16 + 64;; capacity *= 2) {
+    storage_ = std::make_unique<LargeBuffer>(capacity * sizeof(HashNode*));
+    heads_ = static_cast<HashNode**>(storage_->data());
+    size_ = index->CollectHeads(heads_, capacity);
+    if (size_ <= capacity) break;
+  }
+  const size_t n = size_;
   auto less = [&comparator](const HashNode* a, const HashNode* b) {
     return comparator(a->entry(), b->entry()) < 0;
   };
   if (order == KeyOrder::kOther) {
-    std::sort(heads.begin(), heads.end(), less);
-    heads_ = std::move(heads);
+    std::sort(heads_, heads_ + n, less);
     return;
   }
 
-  std::vector<Item> items(heads.size());
-  for (size_t i = 0; i < heads.size(); ++i) {
-    if (i + kPrefetchDistance < heads.size()) {
-      __builtin_prefetch(heads[i + kPrefetchDistance]);
+  // Items and the radix pass's scratch: written before read, and large, so
+  // in a LargeBuffer (no zeroing, huge pages where the kernel allows).
+  LargeBuffer buffer(2 * n * sizeof(Item));
+  Item* items = static_cast<Item*>(buffer.data());
+  Item* scratch = items + n;
+  uint64_t varying = 0;
+  const uint64_t first = n > 0 ? OrderedPrefix(heads_[0], order) : 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kPrefetchDistance < n) {
+      __builtin_prefetch(heads_[i + kPrefetchDistance]);
     }
-    items[i] = {OrderedPrefix(heads[i], order), heads[i]};
+    const uint64_t prefix = OrderedPrefix(heads_[i], order);
+    items[i] = {prefix, heads_[i]};
+    varying |= prefix ^ first;
   }
-  RadixSortByPrefix(&items);
+  const Item* sorted = RadixSortByPrefix(items, scratch, n, varying);
 
-  heads_ = std::move(heads);
   size_t run_start = 0;
-  for (size_t i = 0; i < items.size(); ++i) {
-    heads_[i] = items[i].node;
+  for (size_t i = 0; i < n; ++i) {
+    heads_[i] = sorted[i].node;
     // Keys equal in their first 8 bytes: finish the run with the comparator.
-    if (i + 1 == items.size() || items[i + 1].prefix != items[i].prefix) {
+    if (i + 1 == n || sorted[i + 1].prefix != sorted[i].prefix) {
       if (i > run_start) {
-        std::sort(heads_.begin() + run_start, heads_.begin() + i + 1, less);
+        std::sort(heads_ + run_start, heads_ + i + 1, less);
       }
       run_start = i + 1;
     }
@@ -101,22 +123,22 @@ SortedView::SortedView(std::vector<HashNode*> heads,
 
 size_t SortedView::LowerBound(const char* memtable_key) const {
   return static_cast<size_t>(
-      std::partition_point(heads_.begin(), heads_.end(),
+      std::partition_point(heads_, heads_ + size_,
                            [&](const HashNode* head) {
                              return comparator_(head->entry(), memtable_key) <
                                     0;
                            }) -
-      heads_.begin());
+      heads_);
 }
 
 size_t SortedView::UpperBound(const char* memtable_key) const {
   return static_cast<size_t>(
-      std::partition_point(heads_.begin(), heads_.end(),
+      std::partition_point(heads_, heads_ + size_,
                            [&](const HashNode* head) {
                              return comparator_(head->entry(), memtable_key) <=
                                     0;
                            }) -
-      heads_.begin());
+      heads_);
 }
 
 }  // namespace rocksdb_cuckoo

@@ -10,10 +10,12 @@
 #pragma once
 
 #include <cstddef>
-#include <vector>
+#include <memory>
 
 #include "memtable/hash_node.h"
+#include "memtable/hash_slot_index.h"
 #include "rocksdb/memtablerep.h"
+#include "util/large_buffer.h"
 
 namespace rocksdb_cuckoo {
 
@@ -28,25 +30,25 @@ class SortedView {
  public:
   using KeyComparator = ROCKSDB_NAMESPACE::MemTableRep::KeyComparator;
 
-  // `heads` holds the newest entry of each user key (any order). With a
-  // bytewise order the keys' first 8 bytes are radix-sorted and only ties go
-  // through the comparator.
-  SortedView(std::vector<HashNode*> heads, const KeyComparator& comparator,
+  // Takes the newest entry of each user key from the index and sorts them.
+  // With a bytewise order the keys' first 8 bytes are radix-sorted and only
+  // ties go through the comparator.
+  SortedView(HashSlotIndex* index, const KeyComparator& comparator,
              KeyOrder order);
 
-  size_t size() const { return heads_.size(); }
+  size_t size() const { return size_; }
   HashNode* head(size_t i) const { return heads_[i]; }
 
   // First position whose head is >= / > a length-prefixed internal key.
   size_t LowerBound(const char* memtable_key) const;
   size_t UpperBound(const char* memtable_key) const;
 
-  size_t MemoryUsage() const {
-    return sizeof(*this) + heads_.capacity() * sizeof(HashNode*);
-  }
+  size_t MemoryUsage() const { return sizeof(*this) + storage_->size(); }
 
  private:
-  std::vector<HashNode*> heads_;
+  std::unique_ptr<LargeBuffer> storage_;  // holds heads_
+  HashNode** heads_ = nullptr;
+  size_t size_ = 0;
   const KeyComparator& comparator_;
 };
 

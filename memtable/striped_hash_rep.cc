@@ -6,7 +6,6 @@
 #include <random>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "db/dbformat.h"
 #include "db/memtable.h"
@@ -139,11 +138,7 @@ std::shared_ptr<const SortedView> StripedHashRep::CurrentView() {
   // built below has it.
   const uint64_t entries = index_.NumEntries();
   if (view_ == nullptr || view_entries_ != entries) {
-    std::vector<HashNode*> heads;
-    heads.reserve(static_cast<size_t>(index_.NumKeys()) + 16);
-    index_.CollectHeads(&heads);
-    view_ = std::make_shared<const SortedView>(std::move(heads), comparator_,
-                                               order_);
+    view_ = std::make_shared<const SortedView>(&index_, comparator_, order_);
     view_entries_ = entries;
     view_bytes_.store(view_->MemoryUsage(), std::memory_order_relaxed);
     stats_->Add(kStatSorts, 1);
