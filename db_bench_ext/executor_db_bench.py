@@ -99,14 +99,13 @@ def main():
     os.makedirs(args.out_dir, exist_ok=True)
 
     results = {"default": ([], []), "ours": ([], [])}
-    stats_file = ""
     for run in range(args.runs):
         order = ["default", "ours"] if run % 2 == 0 else ["ours", "default"]
+        stats_file = os.path.abspath(
+            os.path.join(args.out_dir, f"executor_stats_run{run + 1}.txt"))
+        if os.path.exists(stats_file):
+            os.remove(stats_file)
         for name in order:
-            stats_file = os.path.abspath(
-                os.path.join(args.out_dir, f"executor_stats_run{run + 1}.txt"))
-            if os.path.exists(stats_file):
-                os.remove(stats_file)
             ops, stall_ms, cmd = run_db_bench(
                 args, name, os.path.join(args.out_dir, "db"), stats_file)
             results[name][0].append(ops)
