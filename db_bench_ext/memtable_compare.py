@@ -28,6 +28,10 @@ workload are printed.
 Default run: about 3-5 minutes on 2 busy cores. The lead's scaling run on a
 bigger machine, for example:
   db_bench_ext/memtable_compare.py --insert_threads=1,2,4,8,16 --repeats=5
+and with per-CPU counters (the default stripes per last-level cache, which is
+one stripe on a machine whose cores share one LLC):
+  db_bench_ext/memtable_compare.py --workloads=insert \
+      --insert_threads=1,2,4,8,16 --striped_hash_options=stripe_mode=core
 """
 import argparse
 import json
@@ -63,6 +67,9 @@ def parse_args():
                    help="entries for scan/flush (~64 MiB with 16+100 bytes)")
     p.add_argument("--key_size", type=int, default=16)
     p.add_argument("--value_size", type=int, default=100)
+    p.add_argument("--striped_hash_options", default="",
+                   help="options for our factory, e.g. stripe_mode=core;"
+                   "bucket_count=65536 (passed as --memtablerep=id=striped_hash;...)")
     p.add_argument("--extra", default="", help="more db_bench flags for every run")
     p.add_argument("--out", default="", help="also write the report and raw runs "
                    "(JSON) to OUT.txt / OUT.json")
@@ -73,7 +80,10 @@ def run_db_bench(args, rep, benchmarks, flags):
     """One db_bench process; returns (stdout, LOG text, stderr)."""
     db = os.path.join(args.db_dir, rep)
     shutil.rmtree(db, ignore_errors=True)
-    cmd = [args.db_bench, f"--db={db}", f"--memtablerep={rep}",
+    memtablerep = rep
+    if rep == "striped_hash" and args.striped_hash_options:
+        memtablerep = f"id={rep};{args.striped_hash_options}"
+    cmd = [args.db_bench, f"--db={db}", f"--memtablerep={memtablerep}",
            f"--benchmarks={benchmarks}", f"--key_size={args.key_size}",
            f"--value_size={args.value_size}", "--disable_wal=1",
            "--compression_type=none", "--disable_auto_compactions=1",
