@@ -56,7 +56,9 @@ DEFINE_int64(latency_gap_us, 20,
              "Pause between two latency jobs, so workers go idle between.");
 DEFINE_int64(ops, 400000, "Add+cancel pairs (or snoozes) per run.");
 DEFINE_int32(snooze_tasks, 1024, "Pending tasks the snooze benchmark moves.");
-DEFINE_bool(print_stats, true, "Print the executor's statistics per run.");
+DEFINE_bool(print_stats, true,
+            "Print the executor's LOW pool statistics after the throughput "
+            "and the latency runs.");
 
 namespace {
 
@@ -202,10 +204,9 @@ struct Stamp {
   }
 };
 
-// p50 and p99 of schedule-to-start, in nanoseconds.
-std::pair<double, double> LatencyRun(Env* env, int workers) {
+// p50 and p99 of schedule-to-start over n jobs, in nanoseconds.
+std::pair<double, double> LatencyRun(Env* env, int workers, int64_t n) {
   env->SetBackgroundThreads(workers, Env::LOW);
-  const int64_t n = FLAGS_latency_jobs;
   std::vector<Stamp> stamps(n);
   Countdown countdown(n);
   for (int64_t i = 0; i < n; ++i) {
@@ -398,57 +399,59 @@ int main(int argc, char** argv) {
   printf("executor_bench: %u cores, %d runs each; median [min..max]\n",
          std::thread::hardware_concurrency(), FLAGS_runs);
 
+  // One of each for the whole run, as a process has one Env: threads are
+  // started (and resized) before a measurement, never inside one.
+  AsyncExecutorEnv ours_env;
+  Env* ours = &ours_env;
+  auto print_stats = [&](const char* after) {
+    if (!FLAGS_print_stats) return;
+    printf("  AsyncExecutorEnv LOW pool after %s: %s\n", after,
+           ours_env.executor().GetPoolStats(Env::LOW).ToString().c_str());
+  };
+
   if (Wanted("throughput")) {
     for (int producers : producer_counts) {
       for (int workers : worker_counts) {
-        Samples ours, theirs;
-        {
-          // Unmeasured: both reach their steady state (allocations made,
-          // threads started) before the runs that count.
-          AsyncExecutorEnv env;
-          ThroughputRun(&env, producers, workers);
-          ThroughputRun(def, producers, workers);
-        }
+        // Unmeasured: both reach their steady state (threads started,
+        // allocations made) before the runs that count.
+        ThroughputRun(ours, producers, workers);
+        ThroughputRun(def, producers, workers);
+        Samples ours_rate, their_rate;
         for (int run = 0; run < FLAGS_runs; ++run) {
-          AsyncExecutorEnv env;
           // Alternate who goes first.
           if (run % 2 == 0) {
-            ours.values.push_back(ThroughputRun(&env, producers, workers));
-            theirs.values.push_back(ThroughputRun(def, producers, workers));
+            ours_rate.values.push_back(ThroughputRun(ours, producers, workers));
+            their_rate.values.push_back(ThroughputRun(def, producers, workers));
           } else {
-            theirs.values.push_back(ThroughputRun(def, producers, workers));
-            ours.values.push_back(ThroughputRun(&env, producers, workers));
-          }
-          if (FLAGS_print_stats && run == FLAGS_runs - 1) {
-            printf("  stats (last run): %s",
-                   ("low: " + env.executor().GetPoolStats(Env::LOW).ToString() +
-                    "\n")
-                       .c_str());
+            their_rate.values.push_back(ThroughputRun(def, producers, workers));
+            ours_rate.values.push_back(ThroughputRun(ours, producers, workers));
           }
         }
         PrintRow("throughput p=" + std::to_string(producers) +
                      " w=" + std::to_string(workers),
-                 ours, theirs, "Env::Default", true);
+                 ours_rate, their_rate, "Env::Default", true);
       }
     }
+    print_stats("throughput");
   }
 
   if (Wanted("latency")) {
     for (int workers : worker_counts) {
+      LatencyRun(ours, workers, FLAGS_latency_jobs / 10);  // warm-up
+      LatencyRun(def, workers, FLAGS_latency_jobs / 10);
       Samples ours50, ours99, theirs50, theirs99;
+      auto measure = [&](Env* e, Samples* p50, Samples* p99) {
+        const auto [a, b] = LatencyRun(e, workers, FLAGS_latency_jobs);
+        p50->values.push_back(a);
+        p99->values.push_back(b);
+      };
       for (int run = 0; run < FLAGS_runs; ++run) {
-        AsyncExecutorEnv env;
-        auto measure = [&](Env* e, Samples* p50, Samples* p99) {
-          const auto [a, b] = LatencyRun(e, workers);
-          p50->values.push_back(a);
-          p99->values.push_back(b);
-        };
         if (run % 2 == 0) {
-          measure(&env, &ours50, &ours99);
+          measure(ours, &ours50, &ours99);
           measure(def, &theirs50, &theirs99);
         } else {
           measure(def, &theirs50, &theirs99);
-          measure(&env, &ours50, &ours99);
+          measure(ours, &ours50, &ours99);
         }
       }
       PrintRow("latency p50 w=" + std::to_string(workers), ours50, theirs50,
@@ -456,6 +459,7 @@ int main(int argc, char** argv) {
       PrintRow("latency p99 w=" + std::to_string(workers), ours99, theirs99,
                "Env::Default", false);
     }
+    print_stats("latency");
   }
 
   if (Wanted("addcancel")) {
