@@ -276,6 +276,9 @@ Status CuckooHashTableReader::SaveVersions(uint64_t offset,
         break;
       }
     }
+    // With one entry per user key the group ends here; in slot order the
+    // next bytes may be an empty slot, not an entry.
+    if (single_versions_) break;
     offset = entry.next_offset;
   }
   return Status::OK();

@@ -223,6 +223,35 @@ TEST_P(CuckooHashTableTest, FixedSizeEntriesInSlotOrderAndKeyOrder) {
   }
 }
 
+// In slot order the bytes after an entry may be an empty slot: a lookup that
+// does not stop at the entry (invisible at the snapshot, or a merge operand
+// needing more) must not read on.
+TEST_P(CuckooHashTableTest, SlotOrderLookupsStopAtTheirEntry) {
+  auto h = Harness();
+  Entries entries;
+  for (int i = 0; i < 300; i++) {
+    char key[16];
+    snprintf(key, sizeof(key), "key%05d", i);
+    entries.emplace_back(
+        InternalKeyOf(key, 100, i % 2 == 0 ? kTypeValue : kTypeMerge), "v");
+  }
+  ASSERT_OK(h->Build(entries));
+  ASSERT_EQ(h->reader()->GetTableProperties()->user_collected_properties.at(
+                "rocksdb.cuckoo.data_order"),
+            "slot");
+  for (int i = 0; i < 300; i++) {
+    char key[16];
+    snprintf(key, sizeof(key), "key%05d", i);
+    auto hidden = h->Get(key, 99);
+    ASSERT_OK(hidden.status);
+    EXPECT_EQ(hidden.state, GetContext::kNotFound);
+    auto visible = h->Get(key);
+    ASSERT_OK(visible.status);
+    EXPECT_EQ(visible.state,
+              i % 2 == 0 ? GetContext::kFound : GetContext::kMerge);
+  }
+}
+
 // A second version of a key (or a different entry size) midway turns slot
 // ordering off for the file; the entries already buffered stay correct.
 TEST_P(CuckooHashTableTest, SlotOrderFallsBackToKeyOrder) {
