@@ -9,6 +9,7 @@
 #include "cache/jemalloc_runtime.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/utilities/options_type.h"
+#include "util/option_status.h"
 
 namespace rocksdb_cuckoo {
 
@@ -74,12 +75,9 @@ Status JemallocArenaAllocator::ConfigureOptions(
     const ConfigOptions& config_options,
     const std::unordered_map<std::string, std::string>& options_map,
     std::unordered_map<std::string, std::string>* unused) {
-  Status s =
-      MemoryAllocator::ConfigureOptions(config_options, options_map, unused);
-  if (s.IsNotFound()) {
-    return Status::InvalidArgument(kClassName(), s.getState());
-  }
-  return s;
+  return UnknownOptionIsInvalidArgument(
+      kClassName(),
+      MemoryAllocator::ConfigureOptions(config_options, options_map, unused));
 }
 
 Status JemallocArenaAllocator::PrepareOptions(

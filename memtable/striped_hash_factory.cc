@@ -12,6 +12,7 @@
 #include "rocksdb/comparator.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/utilities/options_type.h"
+#include "util/option_status.h"
 #include "util/striped_counters.h"
 
 namespace rocksdb_cuckoo {
@@ -132,12 +133,9 @@ Status StripedHashMemTableFactory::ConfigureOptions(
     const ConfigOptions& config_options,
     const std::unordered_map<std::string, std::string>& options_map,
     std::unordered_map<std::string, std::string>* unused) {
-  Status s =
-      MemTableRepFactory::ConfigureOptions(config_options, options_map, unused);
-  if (s.IsNotFound()) {
-    return Status::InvalidArgument(kStripedHashMemTableName, s.getState());
-  }
-  return s;
+  return UnknownOptionIsInvalidArgument(
+      kStripedHashMemTableName, MemTableRepFactory::ConfigureOptions(
+                                    config_options, options_map, unused));
 }
 
 Status StripedHashMemTableFactory::PrepareOptions(

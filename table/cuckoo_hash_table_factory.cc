@@ -9,6 +9,7 @@
 #include "table/cuckoo_hash_table_builder.h"
 #include "table/cuckoo_hash_table_reader.h"
 #include "util/checksum.h"
+#include "util/option_status.h"
 
 namespace rocksdb_cuckoo {
 
@@ -126,12 +127,9 @@ Status CuckooHashTableFactory::ConfigureOptions(
     const ConfigOptions& config_options,
     const std::unordered_map<std::string, std::string>& options_map,
     std::unordered_map<std::string, std::string>* unused) {
-  Status s =
-      TableFactory::ConfigureOptions(config_options, options_map, unused);
-  if (s.IsNotFound()) {
-    return Status::InvalidArgument("CuckooHashTable", s.getState());
-  }
-  return s;
+  return UnknownOptionIsInvalidArgument(
+      kClassName(),
+      TableFactory::ConfigureOptions(config_options, options_map, unused));
 }
 
 Status CuckooHashTableFactory::ValidateOptions(

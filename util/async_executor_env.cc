@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "rocksdb/utilities/options_type.h"
+#include "util/option_status.h"
 
 namespace rocksdb_cuckoo {
 
@@ -115,10 +116,9 @@ Status AsyncExecutorEnv::ConfigureOptions(
     const ConfigOptions& config_options,
     const std::unordered_map<std::string, std::string>& options_map,
     std::unordered_map<std::string, std::string>* unused) {
-  Status s = EnvWrapper::ConfigureOptions(config_options, options_map, unused);
-  if (s.IsNotFound())
-    return Status::InvalidArgument(kClassName(), s.getState());
-  return s;
+  return UnknownOptionIsInvalidArgument(
+      kClassName(),
+      EnvWrapper::ConfigureOptions(config_options, options_map, unused));
 }
 
 void AsyncExecutorEnv::ApplyOptions() {
