@@ -34,17 +34,19 @@
 #include "rocksdb/sst_file_reader.h"
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/object_registry.h"
+#include "tests/db_test_helpers.h"
 
 namespace {
 
-using ROCKSDB_NAMESPACE::AssociativeMergeOperator;
+using rocksdb_cuckoo::testing::CommaAppendOperator;
+using rocksdb_cuckoo::testing::Printable;
+
 using ROCKSDB_NAMESPACE::CompactRangeOptions;
 using ROCKSDB_NAMESPACE::ConfigOptions;
 using ROCKSDB_NAMESPACE::DB;
 using ROCKSDB_NAMESPACE::FlushOptions;
 using ROCKSDB_NAMESPACE::Iterator;
 using ROCKSDB_NAMESPACE::LiveFileMetaData;
-using ROCKSDB_NAMESPACE::Logger;
 using ROCKSDB_NAMESPACE::ObjectLibrary;
 using ROCKSDB_NAMESPACE::Options;
 using ROCKSDB_NAMESPACE::PinnableSlice;
@@ -57,39 +59,6 @@ using ROCKSDB_NAMESPACE::WriteOptions;
 constexpr const char* kTableName = "CuckooHashTable";
 
 using KVs = std::vector<std::pair<std::string, std::string>>;
-
-// Joins merge operands with ','; merge operands must survive in the file.
-class CommaAppendOperator : public AssociativeMergeOperator {
- public:
-  const char* Name() const override { return "CommaAppendOperator"; }
-  bool Merge(const Slice& /*key*/, const Slice* existing_value,
-             const Slice& value, std::string* new_value,
-             Logger* /*logger*/) const override {
-    new_value->clear();
-    if (existing_value != nullptr) {
-      new_value->assign(existing_value->data(), existing_value->size());
-      new_value->push_back(',');
-    }
-    new_value->append(value.data(), value.size());
-    return true;
-  }
-};
-
-std::string Printable(const std::string& s, size_t limit = 40) {
-  std::string out;
-  for (size_t i = 0; i < s.size() && i < limit; ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      char buf[5];
-      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
-      out += buf;
-    }
-  }
-  if (s.size() > limit) out += "...(" + std::to_string(s.size()) + " bytes)";
-  return "\"" + out + "\"";
-}
 
 std::string ToHex(int byte) {
   char buf[3];

@@ -32,11 +32,14 @@
 #include "rocksdb/utilities/object_registry.h"
 #include "rocksdb/utilities/options_util.h"
 #include "rocksdb/write_batch.h"
+#include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
 
 namespace {
 
-using ROCKSDB_NAMESPACE::AssociativeMergeOperator;
+using rocksdb_cuckoo::testing::CommaAppendOperator;
+using rocksdb_cuckoo::testing::Printable;
+
 using ROCKSDB_NAMESPACE::ColumnFamilyDescriptor;
 using ROCKSDB_NAMESPACE::CompactRangeOptions;
 using ROCKSDB_NAMESPACE::ConfigOptions;
@@ -46,7 +49,6 @@ using ROCKSDB_NAMESPACE::Env;
 using ROCKSDB_NAMESPACE::FlushOptions;
 using ROCKSDB_NAMESPACE::Iterator;
 using ROCKSDB_NAMESPACE::LiveFileMetaData;
-using ROCKSDB_NAMESPACE::Logger;
 using ROCKSDB_NAMESPACE::MergeOperator;
 using ROCKSDB_NAMESPACE::ObjectLibrary;
 using ROCKSDB_NAMESPACE::Options;
@@ -87,23 +89,6 @@ constexpr const char* kCommonOptions =
     "num_levels=4;max_background_jobs=2";
 
 // Joins merge operands with ','. Registered by name so that the options
-// string and the DB's OPTIONS file can refer to it.
-class CommaAppendOperator : public AssociativeMergeOperator {
- public:
-  static const char* kClassName() { return "CommaAppendOperator"; }
-  const char* Name() const override { return kClassName(); }
-  bool Merge(const Slice& /*key*/, const Slice* existing_value,
-             const Slice& value, std::string* new_value,
-             Logger* /*logger*/) const override {
-    new_value->clear();
-    if (existing_value != nullptr) {
-      new_value->assign(existing_value->data(), existing_value->size());
-      new_value->push_back(',');
-    }
-    new_value->append(value.data(), value.size());
-    return true;
-  }
-};
 
 void RegisterFactoriesOnce() {
   static std::once_flag once;
@@ -146,22 +131,6 @@ const DutVariant kDutVariants[] = {
      "max_background_jobs=4",
      "AsyncExecutorEnv"},
 };
-
-std::string Printable(const std::string& s, size_t limit = 48) {
-  std::string out;
-  for (size_t i = 0; i < s.size() && i < limit; ++i) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      char buf[5];
-      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
-      out += buf;
-    }
-  }
-  if (s.size() > limit) out += "...(" + std::to_string(s.size()) + " bytes)";
-  return "\"" + out + "\"";
-}
 
 class Random {
  public:

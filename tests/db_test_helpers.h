@@ -1,0 +1,48 @@
+// Helpers shared by the DB-level tests (differential and corruption).
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "rocksdb/merge_operator.h"
+
+namespace rocksdb_cuckoo::testing {
+
+// Joins merge operands with ','; merge operands must survive in the files.
+class CommaAppendOperator : public ROCKSDB_NAMESPACE::AssociativeMergeOperator {
+ public:
+  static const char* kClassName() { return "CommaAppendOperator"; }
+  const char* Name() const override { return kClassName(); }
+  bool Merge(const ROCKSDB_NAMESPACE::Slice& /*key*/,
+             const ROCKSDB_NAMESPACE::Slice* existing_value,
+             const ROCKSDB_NAMESPACE::Slice& value, std::string* new_value,
+             ROCKSDB_NAMESPACE::Logger* /*logger*/) const override {
+    new_value->clear();
+    if (existing_value != nullptr) {
+      new_value->assign(existing_value->data(), existing_value->size());
+      new_value->push_back(',');
+    }
+    new_value->append(value.data(), value.size());
+    return true;
+  }
+};
+
+// A key or value for a failure message: printable bytes as they are, the
+// rest as \xNN, cut after `limit` bytes.
+inline std::string Printable(const std::string& s, size_t limit = 48) {
+  std::string out;
+  for (size_t i = 0; i < s.size() && i < limit; ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      char buf[5];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    }
+  }
+  if (s.size() > limit) out += "...(" + std::to_string(s.size()) + " bytes)";
+  return "\"" + out + "\"";
+}
+
+}  // namespace rocksdb_cuckoo::testing
