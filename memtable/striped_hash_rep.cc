@@ -21,13 +21,31 @@ using namespace ROCKSDB_NAMESPACE;
 
 namespace {
 
+// The address of the vtable `object` was built with (Itanium C++ ABI: the
+// first word of a polymorphic object).
+const void* VtableOf(const MemTableRep::KeyComparator& object) {
+  const void* vtable;
+  std::memcpy(&vtable, static_cast<const void*>(&object), sizeof(vtable));
+  return vtable;
+}
+
 // RocksDB hands every rep a MemTable::KeyComparator; through it we learn the
 // user comparator, and with a (reverse) bytewise one the view can radix-sort.
+// Release builds of RocksDB have no RTTI, so instead of dynamic_cast we check
+// the exact type: an object has MemTable::KeyComparator's vtable only if it
+// is one (a subclass has its own). That vtable is emitted once, in
+// librocksdb, next to the class's out-of-line operator(), so a probe built
+// here shares it. A mismatch only costs speed: kOther sorts with the
+// comparator.
 KeyOrder DetectKeyOrder(const MemTableRep::KeyComparator& comparator) {
-  const auto* memtable_comparator =
-      dynamic_cast<const MemTable::KeyComparator*>(&comparator);
-  if (memtable_comparator == nullptr) return KeyOrder::kOther;
-  const Comparator* user = memtable_comparator->comparator.user_comparator();
+  static const void* const kMemTableComparatorVtable = VtableOf(
+      MemTable::KeyComparator(InternalKeyComparator(BytewiseComparator())));
+  if (VtableOf(comparator) != kMemTableComparatorVtable) {
+    return KeyOrder::kOther;
+  }
+  const auto& memtable_comparator =
+      static_cast<const MemTable::KeyComparator&>(comparator);
+  const Comparator* user = memtable_comparator.comparator.user_comparator();
   if (user->timestamp_size() != 0) return KeyOrder::kOther;
   if (strcmp(user->Name(), BytewiseComparator()->Name()) == 0) {
     return KeyOrder::kBytewise;
