@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+"""RocksDB's db_stress and db_crashtest.py with our table, memtable and Env.
+
+Every db_stress process runs through ./db_stress_ours, which writes an OPTIONS
+file from db_stress's flags (table_factory=CuckooHashTable,
+memtable_factory=striped_hash, merge_operator=put) and adds
+--options_file and --env_uri=AsyncExecutorEnv.
+
+  run_stress.py --short                  # CI: every mode, about 5 minutes
+  run_stress.py --mode blackbox --duration 3600
+  run_stress.py --mode nocrash --mmap_read 1 --ops_per_thread 200000
+
+Modes: nocrash (one db_stress run with --reopen, no kills; --mmap_read picks
+the read path, both by default), blackbox (db_crashtest.py kills db_stress
+every --interval seconds; each restart verifies every key), whitebox
+(db_crashtest.py whitebox: in a release build its kill points are compiled
+out, so it runs db_stress to the end, reopening 20 times, under level,
+universal and FIFO compaction in turn). Exits non-zero if any run fails;
+keeps the work folder of a failed run (--work, default a temporary one).
+"""
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+WRAPPER = os.path.join(HERE, "db_stress_ours")
+DEFAULT_BIN = os.path.join(
+    os.environ.get("ROCKSDB_CUCKOO_CACHE",
+                   os.path.expanduser("~/.cache/rocksdb-cuckoo")),
+    "rocksdb-7.8.3-intree")
+
+# Flags every run passes, with why.
+FIXED = {
+    # Asks for rocksdb.block-cache-* properties, which only BlockBasedTable
+    # answers; with any other table the call fails and db_stress counts an error.
+    "get_property_one_in": 0,
+    # Injects read errors through sync points, compiled out of release builds.
+    "read_fault_one_in": 0,
+    # Our table refuses user-defined timestamps at DB open (hashes user keys
+    # as bytes; no timestamp-aware lookup), so every run would fail to open.
+    "user_timestamp_size": 0,
+    # db_stress installs its compaction filter only when it builds options
+    # from flags, never with --options_file; db_crashtest.py would still turn
+    # snapshots and iterators off for it.
+    "enable_compaction_filter": 0,
+    # The batched mode turns delete ranges and ingestion off and checks less;
+    # the default mode checks every key against its expected state.
+    "test_batches_snapshots": 0,
+    # Required by backup_one_in.
+    "clear_column_family_one_in": 0,
+}
+
+# Features asked for, how often (one in N operations of a thread).
+SHORT = {
+    "max_key": 100000,
+    "threads": 8,
+    "column_families": 4,
+    "acquire_snapshot_one_in": 100,
+    "snapshot_hold_ops": 2000,
+    "backup_one_in": 20000,
+    "checkpoint_one_in": 20000,
+    "compact_files_one_in": 2000,
+    "compact_range_one_in": 2000,
+    "flush_one_in": 2000,
+    "verify_checksum_one_in": 5000,
+    "get_live_files_one_in": 5000,
+    "approximate_size_one_in": 100,
+    "verify_db_one_in": 20000,
+    "verify_iterator_with_expected_state_one_in": 5,
+    "write_buffer_size": 1 << 20,
+    "target_file_size_base": 1 << 20,
+    "max_bytes_for_level_base": 4 << 20,
+}
+# The nocrash run's mix; the crash tests keep db_crashtest.py's (random
+# prefix_size and use_multiget per run, 1% delete ranges).
+NOCRASH_MIX = {
+    "prefix_size": 7,
+    "readpercent": 40,
+    "prefixpercent": 5,
+    "writepercent": 35,
+    "delpercent": 5,
+    "delrangepercent": 5,
+    "iterpercent": 10,
+}
+LONG = dict(SHORT, max_key=1000000, threads=16, column_families=10,
+            backup_one_in=100000, checkpoint_one_in=100000,
+            write_buffer_size=4 << 20, target_file_size_base=2 << 20,
+            max_bytes_for_level_base=10 << 20)
+
+
+def log(msg):
+    print("run_stress: " + msg, flush=True)
+
+
+def flag_args(d):
+    return ["--%s=%s" % kv for kv in d.items()]
+
+
+def env_for(args, work):
+    env = dict(os.environ)
+    env["CUCKOO_DB_STRESS"] = os.path.join(args.bin_dir, "db_stress")
+    env["CUCKOO_STRESS_WORK"] = work
+    env["TEST_TMPDIR"] = work
+    # Release build: db_crashtest.py then turns read faults and mocked direct
+    # IO off (both need a debug build).
+    env["DEBUG_LEVEL"] = "0"
+    if args.table_options is not None:
+        env["CUCKOO_TABLE_OPTIONS"] = args.table_options
+    if args.memtable_options is not None:
+        env["CUCKOO_MEMTABLE_OPTIONS"] = args.memtable_options
+    return env
+
+
+def ops_in(work, since):
+    """(ops, finished runs, killed runs) of the db_stress runs after `since`."""
+    ops = finished = killed = 0
+    for path in sorted(glob.glob(os.path.join(work, "run-*.stdout"))):
+        if os.path.getmtime(path) < since:
+            continue
+        text = open(path, errors="replace").read()
+        m = re.findall(r"\(\d+% of (\d+) ops\)", text)
+        if m:
+            ops += int(m[-1])
+            finished += 1
+            continue
+        # Killed: each thread reports at the same thresholds; the largest one
+        # reached times the thread count is the run's count within one step.
+        done = [int(x) for x in re.findall(r"finished (\d+) ops", text)]
+        threads = re.search(r"--threads=(\d+)", open(
+            path[:-len(".stdout")] + ".cmd").read())
+        ops += max(done, default=0) * int(threads.group(1) if threads else 32)
+        killed += 1
+    return ops, finished, killed
+
+
+def check_plugin(db):
+    sys.path.insert(0, HERE)
+    import importlib.machinery
+    wrapper = importlib.machinery.SourceFileLoader(
+        "db_stress_ours", WRAPPER).load_module()
+    problems = wrapper.check_plugin_in_use(db)
+    if not glob.glob(os.path.join(db, "*.sst")):
+        problems.append(db + " holds no table file")
+    return problems
+
+
+def run_nocrash(args, sizes, work, mmap):
+    db = os.path.join(work, "nocrash-db-mmap%d" % mmap)
+    flags = dict(FIXED, **sizes, **NOCRASH_MIX)
+    flags.update({
+        "db": db, "destroy_db_initially": 1, "mmap_read": mmap,
+        "reopen": args.reopen, "ops_per_thread": args.ops_per_thread,
+        "seed": args.seed, "progress_reports": 0,
+        "ingest_external_file_one_in": args.ingest_one_in,
+        # mmap reads and direct reads exclude each other.
+        "use_direct_reads": 0,
+    })
+    # One run each way: MultiGet with mapped files, Get with loaded ones.
+    flags["use_multiget"] = mmap
+    flags.update(args.extra)
+    cmd = [WRAPPER] + flag_args(flags)
+    log("nocrash mmap_read=%d: %s" % (mmap, " ".join(cmd)))
+    start = time.time()
+    try:
+        p = subprocess.run(cmd, env=env_for(args, work), capture_output=True,
+                           text=True, timeout=args.timeout)
+        rc, err = p.returncode, p.stderr
+    except subprocess.TimeoutExpired as e:
+        rc, err = "timeout", (e.stderr or b"").decode(errors="replace")
+    took = time.time() - start
+    out_path = sorted(glob.glob(os.path.join(work, "run-*.stdout")),
+                      key=os.path.getmtime)[-1]
+    out = open(out_path, errors="replace").read()
+    ops, _, _ = ops_in(work, start)
+    bad = [l for l in err.splitlines()
+           if re.search(r"error|fail|corrupt", l, re.I)
+           and "Got errors 0 times" not in l]
+    problems = [] if rc == 0 else ["exit status %s" % rc]
+    if bad:
+        problems.append("stderr: " + " | ".join(bad[:5]))
+    if not re.search(r"Got errors 0 times", out):
+        problems += ["db_stress counted errors"]
+    if rc == 0:
+        problems += check_plugin(db)
+    result = "ok" if not problems else "FAILED: " + "; ".join(problems)
+    log("nocrash mmap_read=%d: %s in %.0f s, %d ops, %d reopens (%s)" % (
+        mmap, result, took, ops, args.reopen, out_path))
+    if problems:
+        sys.stdout.write(out[-4000:] + "\n" + err[-4000:] + "\n")
+    return not problems, "nocrash mmap_read=%d: %s, %.0f s, %d ops" % (
+        mmap, result, took, ops)
+
+
+def run_crashtest(args, sizes, work, kind):
+    flags = dict(FIXED, **sizes)
+    flags.update({
+        "ingest_external_file_one_in": args.ingest_one_in,
+        "duration": args.duration, "progress_reports": 1,
+        "mmap_read": args.mmap_read if args.mmap_read is not None
+        else (1 if kind == "blackbox" else 0),
+    })
+    if kind == "blackbox":
+        flags["interval"] = args.interval
+    else:
+        # Release build: no kill point fires, so the first (kill) runs go to
+        # 100 x ops_per_thread; keep them to a fraction of the duration.
+        flags["ops_per_thread"] = args.whitebox_ops_per_thread
+    flags.update(args.extra)
+    cmd = [sys.executable, args.crashtest, kind, "--stress_cmd=" + WRAPPER]
+    cmd += flag_args(flags)
+    log("%s: %s" % (kind, " ".join(cmd)))
+    start = time.time()
+    p = subprocess.run(cmd, env=env_for(args, work), capture_output=True,
+                       text=True, timeout=args.duration + args.timeout)
+    took = time.time() - start
+    with open(os.path.join(work, kind + ".log"), "w") as f:
+        f.write(p.stdout + "\n--- stderr ---\n" + p.stderr)
+    ops, finished, killed = ops_in(work, start)
+    kills = p.stdout.count("KILLED ")
+    ok = p.returncode == 0
+    result = "ok" if ok else "FAILED (exit %d)" % p.returncode
+    summary = ("%s: %s, %.0f s, %d db_stress runs (%d killed by the test, %d "
+               "ran to the end), about %d ops" % (
+                   kind, result, took, finished + killed, kills, finished, ops))
+    log(summary + " (%s)" % os.path.join(work, kind + ".log"))
+    if not ok:
+        sys.stdout.write(p.stdout[-6000:] + "\n" + p.stderr[-3000:] + "\n")
+    return ok, summary
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--mode", default="all",
+                    choices=["all", "nocrash", "blackbox", "whitebox"])
+    ap.add_argument("--short", action="store_true",
+                    help="CI sizes: whole run about 5 minutes on 2 cores")
+    ap.add_argument("--bin_dir", default=DEFAULT_BIN,
+                    help="folder holding db_stress (in-tree build, plugin "
+                         "compiled in)")
+    ap.add_argument("--crashtest", default=None,
+                    help="db_crashtest.py (default: from the RocksDB source)")
+    ap.add_argument("--duration", type=int, default=None,
+                    help="seconds of each crash test (short 100/60, long 3600)")
+    ap.add_argument("--interval", type=int, default=None,
+                    help="blackbox: seconds between kills (short 25, long 120)")
+    ap.add_argument("--mmap_read", type=int, choices=[0, 1], default=None,
+                    help="nocrash: only this read path (default both); crash "
+                         "tests: default blackbox 1, whitebox 0")
+    ap.add_argument("--ops_per_thread", type=int, default=None)
+    ap.add_argument("--whitebox_ops_per_thread", type=int, default=None)
+    ap.add_argument("--reopen", type=int, default=None)
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--ingest_one_in", type=int, default=0,
+                    help="ingest_external_file_one_in (0: off)")
+    ap.add_argument("--table_options", default=None,
+                    help="CuckooHashTable options, e.g. "
+                         "'hash_table_ratio=0.5;checksum=kCRC32c'")
+    ap.add_argument("--memtable_options", default=None,
+                    help="striped_hash options, e.g. 'stripe_mode=core'")
+    ap.add_argument("--timeout", type=int, default=None,
+                    help="seconds a nocrash run may take; crash tests get "
+                         "their duration plus this")
+    ap.add_argument("--work", default=None, help="work folder (kept)")
+    ap.add_argument("--keep", action="store_true", help="keep the work folder")
+    ap.add_argument("extra", nargs="*",
+                    help="more db_stress flags, name=value (override ours)")
+    args = ap.parse_args()
+
+    short = args.short
+    sizes = SHORT if short else LONG
+    d = lambda v, s, l: v if v is not None else (s if short else l)
+    args.duration = d(args.duration, None, 3600)
+    args.interval = d(args.interval, 25, 120)
+    args.ops_per_thread = d(args.ops_per_thread, 4000, 100000)
+    args.whitebox_ops_per_thread = d(args.whitebox_ops_per_thread, 400, 5000)
+    args.reopen = d(args.reopen, 10, 20)
+    args.seed = d(args.seed, int(time.time()) % 100000, int(time.time()) % 100000)
+    args.timeout = d(args.timeout, 240, 7200)
+    args.extra = dict(e.lstrip("-").split("=", 1) for e in args.extra)
+    args.crashtest = args.crashtest or os.path.join(
+        REPO, ".deps", "rocksdb-src", "tools", "db_crashtest.py")
+    for path in (os.path.join(args.bin_dir, "db_stress"), args.crashtest):
+        if not os.path.exists(path):
+            log("missing %s (build it with ./setup.sh intree)" % path)
+            return 2
+
+    work = args.work or tempfile.mkdtemp(prefix="cuckoo-stress-")
+    os.makedirs(work, exist_ok=True)
+    log("work folder %s, seed %d" % (work, args.seed))
+    results = []
+    if args.mode in ("all", "nocrash"):
+        for mmap in ([args.mmap_read] if args.mmap_read is not None else [0, 1]):
+            results.append(run_nocrash(args, sizes, work, mmap))
+    for kind in ("blackbox", "whitebox"):
+        if args.mode in ("all", kind):
+            saved = args.duration
+            if args.duration is None:
+                args.duration = 100 if kind == "blackbox" else 60
+            results.append(run_crashtest(args, sizes, work, kind))
+            args.duration = saved
+    log("summary:")
+    for ok, line in results:
+        print("  " + line)
+    ok = all(r[0] for r in results)
+    if ok and not args.keep and not args.work:
+        shutil.rmtree(work, ignore_errors=True)
+    elif not ok:
+        log("kept %s" % work)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
