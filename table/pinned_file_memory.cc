@@ -74,30 +74,24 @@ PinnedFileMemory::~PinnedFileMemory() { free(buffer_); }
 
 void PinnedFileMemory::PinTo(Cleanable* cleanable) {
   Stripe* stripe = &stripes_[ThreadStripe(kStripes)];
-  stripe->pins.fetch_add(1, std::memory_order_relaxed);
+  // The owner's reference keeps the stripe above zero: no ordering needed.
+  stripe->refs.fetch_add(1, std::memory_order_relaxed);
   cleanable->RegisterCleanup(&PinnedFileMemory::Unpin, this, stripe);
 }
 
 void PinnedFileMemory::Unpin(void* memory, void* stripe) {
-  auto* self = static_cast<PinnedFileMemory*>(memory);
-  // seq_cst pairs with Close(): either Close() sees this release, or this
-  // sees closed_ and does the final check itself.
-  static_cast<Stripe*>(stripe)->pins.fetch_sub(1, std::memory_order_seq_cst);
-  if (self->closed_.load(std::memory_order_seq_cst)) self->FreeIfUnused();
+  static_cast<PinnedFileMemory*>(memory)->Release(static_cast<Stripe*>(stripe));
 }
 
 void PinnedFileMemory::Close() {
-  closed_.store(true, std::memory_order_seq_cst);
-  FreeIfUnused();
+  for (Stripe& stripe : stripes_) Release(&stripe);
 }
 
-void PinnedFileMemory::FreeIfUnused() {
-  int64_t pins = 0;
-  for (const Stripe& s : stripes_)
-    pins += s.pins.load(std::memory_order_seq_cst);
-  // No new pins can start once closed, so a zero sum stays zero; the
-  // exchange picks exactly one of the racing callers to free.
-  if (pins == 0 && !freed_.exchange(true, std::memory_order_acq_rel)) {
+void PinnedFileMemory::Release(Stripe* stripe) {
+  // acq_rel on both counters: every reader's use of the memory happens
+  // before its release, and the freeing thread acquires all of them.
+  if (stripe->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  if (undrained_stripes_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     delete this;
   }
 }

@@ -4,9 +4,16 @@
 //
 // Get() pins values instead of copying them, and a PinnableSlice may outlive
 // the table reader (a compaction can evict the file while the application
-// holds the value). Each pin is counted on a per-thread stripe, so lookups
-// from different cores never write the same cache line; the memory is freed
-// by whichever comes last: the reader closing it or the last unpin.
+// holds the value). References are counted on per-thread stripes, so lookups
+// from different cores never write the same cache line.
+//
+// Ownership: the owner (the reader) holds one reference on every stripe, so
+// no stripe can drain while it is open, and a pin never touches shared state.
+// Close() drops the owner's reference on each stripe. A stripe that drains
+// (after Close, by Close or by the last unpin on it) drops one of
+// kStripes references on the object; whoever drops the last one frees it.
+// Each stripe drains exactly once, so exactly one thread frees, and nobody
+// touches the object after dropping its reference.
 #pragma once
 
 #include <atomic>
@@ -40,24 +47,25 @@ class PinnedFileMemory {
   // Adds a pin and registers its release as a cleanup of `cleanable`.
   void PinTo(ROCKSDB_NAMESPACE::Cleanable* cleanable);
 
-  // The owner is done: frees now, or at the last outstanding unpin.
+  // The owner is done: frees now, or at the last outstanding unpin. No pin
+  // may be taken after Close().
   void Close();
 
  private:
   static constexpr int kStripes = 16;
   struct alignas(64) Stripe {
-    std::atomic<int64_t> pins{0};
+    std::atomic<int64_t> refs{1};  // the owner's reference, until Close()
   };
 
   PinnedFileMemory() = default;
   ~PinnedFileMemory();
   static void Unpin(void* memory, void* stripe);
-  // Frees this object if closed and no pin is left; safe to race.
-  void FreeIfUnused();
+  // Drops one reference on `stripe`; frees this object if that was the last
+  // reference of the last stripe.
+  void Release(Stripe* stripe);
 
   Stripe stripes_[kStripes];
-  std::atomic<bool> closed_{false};
-  std::atomic<bool> freed_{false};
+  std::atomic<int> undrained_stripes_{kStripes};
   std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader> file_;
   char* buffer_ = nullptr;  // owned, only when loaded
   const char* data_ = nullptr;
