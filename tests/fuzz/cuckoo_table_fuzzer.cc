@@ -1,0 +1,401 @@
+// libFuzzer target: opens arbitrary bytes as a CuckooHashTable file through
+// the real factory and, when the file opens, drives every read path of the
+// reader. A clear Status is the only acceptable outcome for bad input; a
+// crash, sanitizer report, leak or hang is a reader bug.
+//
+// Every input is tried twice: as it is, and with its checksums repaired
+// (layout, regions, footer). Checksums stop nearly every mutation at open;
+// the repaired copy lets mutations of the structure reach the lookup code,
+// as a file written with checksum=kNoChecksum (or a crafted one) would.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "db/dbformat.h"
+#include "db/range_tombstone_fragmenter.h"
+#include "file/random_access_file_reader.h"
+#include "memory/arena.h"
+#include "options/cf_options.h"
+#include "rocksdb/file_system.h"
+#include "rocksdb/options.h"
+#include "table/cuckoo_hash_table.h"
+#include "table/cuckoo_hash_table_format.h"
+#include "table/get_context.h"
+#include "table/internal_iterator.h"
+#include "table/multiget_context.h"
+#include "table/table_builder.h"
+#include "table/table_reader.h"
+#include "tests/db_test_helpers.h"
+#include "util/checksum.h"
+#include "util/coding.h"
+
+namespace {
+
+using namespace ROCKSDB_NAMESPACE;
+using rocksdb_cuckoo::kLayoutSize;
+using rocksdb_cuckoo::kRocksDBFooterSize;
+
+// Bounds the work per input: a damaged file may claim millions of entries.
+constexpr int kMaxScanSteps = 512;
+constexpr size_t kMaxProbeKeys = 24;
+
+// The file as the reader sees it. With zero_copy (used with
+// allow_mmap_reads, like a mapped file) Read returns pointers into an
+// exactly sized heap block, so ASan flags a read one byte past the end;
+// otherwise it copies into the caller's buffer, like pread.
+class BytesFile : public FSRandomAccessFile {
+ public:
+  BytesFile(const char* data, size_t size, bool zero_copy)
+      : data_(static_cast<char*>(malloc(size == 0 ? 1 : size))),
+        size_(size),
+        zero_copy_(zero_copy) {
+    if (size > 0) memcpy(data_, data, size);
+  }
+  ~BytesFile() override { free(data_); }
+
+  IOStatus Read(uint64_t offset, size_t n, const IOOptions& /*options*/,
+                Slice* result, char* scratch,
+                IODebugContext* /*dbg*/) const override {
+    if (offset >= size_) {
+      *result = Slice();
+      return IOStatus::OK();
+    }
+    n = static_cast<size_t>(std::min<uint64_t>(n, size_ - offset));
+    if (zero_copy_ || scratch == nullptr) {
+      *result = Slice(data_ + offset, n);
+    } else {
+      memcpy(scratch, data_ + offset, n);
+      *result = Slice(scratch, n);
+    }
+    return IOStatus::OK();
+  }
+
+ private:
+  char* const data_;
+  const size_t size_;
+  const bool zero_copy_;
+};
+
+struct FuzzEnv {
+  FuzzEnv() {
+    options.table_factory = rocksdb_cuckoo::NewCuckooHashTableFactory();
+    options.merge_operator =
+        std::make_shared<rocksdb_cuckoo::testing::CommaAppendOperator>();
+    for (bool mmap : {false, true}) {
+      options.allow_mmap_reads = mmap;
+      ioptions[mmap].reset(new ImmutableOptions(options));
+    }
+  }
+  Options options;
+  MutableCFOptions moptions{options};
+  std::unique_ptr<ImmutableOptions> ioptions[2];
+  InternalKeyComparator icomp{BytewiseComparator()};
+  // CUCKOO_FUZZ_VERBOSE=1: print how each open ended (when replaying).
+  const bool verbose = getenv("CUCKOO_FUZZ_VERBOSE") != nullptr;
+};
+
+FuzzEnv& TheEnv() {
+  static FuzzEnv* env = new FuzzEnv();  // never destroyed: no exit-time ordering
+  return *env;
+}
+
+// Reads every byte, so ASan checks the whole range.
+volatile unsigned char g_sink;
+void Touch(const Slice& s) {
+  unsigned char acc = 0;
+  for (size_t i = 0; i < s.size(); i++) acc ^= static_cast<unsigned char>(s[i]);
+  g_sink = g_sink ^ acc;
+}
+
+std::string InternalKeyOf(const Slice& user_key, SequenceNumber seq,
+                          ValueType type = kValueTypeForSeek) {
+  std::string key;
+  AppendInternalKey(&key, ParsedInternalKey(user_key, seq, type));
+  return key;
+}
+
+// One lookup; `keep` (when not null) takes the value, which may stay
+// pinned to the file after the reader is gone.
+void Get(TableReader* reader, const Slice& user_key, SequenceNumber seq,
+         PinnableSlice* keep) {
+  PinnableSlice value;
+  MergeContext merge_context;
+  SequenceNumber max_covering_tombstone_seq = 0;
+  GetContext ctx(BytewiseComparator(), TheEnv().options.merge_operator.get(),
+                 nullptr, nullptr, GetContext::kNotFound, user_key, &value,
+                 nullptr, nullptr, &merge_context, /*do_merge=*/true,
+                 &max_covering_tombstone_seq, nullptr);
+  const std::string ikey = InternalKeyOf(user_key, seq);
+  reader->Get(ReadOptions(), ikey, &ctx, nullptr).PermitUncheckedError();
+  Touch(value);
+  for (const Slice& op : merge_context.GetOperands()) Touch(op);
+  if (keep != nullptr && ctx.State() == GetContext::kFound) {
+    *keep = std::move(value);
+  }
+}
+
+void MultiGet(TableReader* reader, const std::vector<std::string>& user_keys,
+              SequenceNumber seq) {
+  const size_t n = std::min<size_t>(user_keys.size(),
+                                    MultiGetContext::MAX_BATCH_SIZE);
+  if (n == 0) return;
+  std::vector<PinnableSlice> values(n);
+  std::vector<Status> statuses(n);
+  std::vector<MergeContext> merge_contexts(n);
+  std::vector<SequenceNumber> tombstone_seqs(n, 0);
+  std::vector<KeyContext> contexts;
+  contexts.reserve(n);
+  std::vector<Slice> keys(user_keys.begin(), user_keys.begin() + n);
+  for (size_t i = 0; i < n; i++) {
+    contexts.emplace_back(nullptr, keys[i], &values[i], nullptr, &statuses[i]);
+  }
+  autovector<KeyContext*, MultiGetContext::MAX_BATCH_SIZE> sorted;
+  for (auto& c : contexts) sorted.push_back(&c);
+  ReadOptions read_options;
+  MultiGetContext mget(&sorted, 0, n, seq, read_options, nullptr, nullptr);
+  std::vector<std::unique_ptr<GetContext>> get_contexts;
+  for (size_t i = 0; i < n; i++) {
+    get_contexts.emplace_back(new GetContext(
+        BytewiseComparator(), TheEnv().options.merge_operator.get(), nullptr,
+        nullptr, GetContext::kNotFound, *contexts[i].key, &values[i], nullptr,
+        nullptr, &merge_contexts[i], true, &tombstone_seqs[i], nullptr));
+    contexts[i].get_context = get_contexts[i].get();
+  }
+  MultiGetContext::Range range = mget.GetMultiGetRange();
+  reader->MultiGet(read_options, &range, nullptr);
+  for (size_t i = 0; i < n; i++) {
+    Touch(values[i]);
+    statuses[i].PermitUncheckedError();
+  }
+}
+
+// Walks the iterator; collects the user keys it sees (and their sequence
+// numbers) as lookup probes, so Get and MultiGet hit entries too.
+void ExerciseIterator(InternalIterator* it, std::vector<std::string>* keys,
+                      std::vector<SequenceNumber>* seqs) {
+  int steps = 0;
+  for (it->SeekToFirst(); it->Valid() && steps < kMaxScanSteps;
+       it->Next(), steps++) {
+    Touch(it->key());
+    Touch(it->value());
+    ParsedInternalKey parsed;
+    if (keys->size() < kMaxProbeKeys &&
+        ParseInternalKey(it->key(), &parsed, false).ok()) {
+      keys->push_back(parsed.user_key.ToString());
+      seqs->push_back(parsed.sequence);
+    }
+  }
+  it->status().PermitUncheckedError();
+  steps = 0;
+  for (it->SeekToLast(); it->Valid() && steps < kMaxScanSteps;
+       it->Prev(), steps++) {
+    Touch(it->key());
+    Touch(it->value());
+  }
+  it->status().PermitUncheckedError();
+}
+
+void ExerciseSeeks(InternalIterator* it, const std::vector<std::string>& keys,
+                   const std::vector<SequenceNumber>& seqs) {
+  for (size_t i = 0; i < keys.size(); i++) {
+    for (SequenceNumber seq : {kMaxSequenceNumber, seqs[i], SequenceNumber{0}}) {
+      const std::string target = InternalKeyOf(keys[i], seq);
+      it->Seek(target);
+      if (it->Valid()) {
+        Touch(it->key());
+        it->Prev();
+        if (it->Valid()) Touch(it->value());
+      }
+      it->SeekForPrev(target);
+      if (it->Valid()) {
+        Touch(it->key());
+        it->Next();
+        if (it->Valid()) Touch(it->value());
+      }
+      it->status().PermitUncheckedError();
+    }
+  }
+}
+
+void ExerciseRangeTombstones(TableReader* reader,
+                             const std::vector<std::string>& keys) {
+  std::unique_ptr<FragmentedRangeTombstoneIterator> it(
+      reader->NewRangeTombstoneIterator(ReadOptions()));
+  if (it == nullptr) return;
+  int steps = 0;
+  for (it->SeekToFirst(); it->Valid() && steps < kMaxScanSteps;
+       it->Next(), steps++) {
+    Touch(it->start_key());
+    Touch(it->end_key());
+    Touch(it->key());
+    Touch(it->value());
+  }
+  steps = 0;
+  for (it->SeekToLast(); it->Valid() && steps < kMaxScanSteps;
+       it->Prev(), steps++) {
+    Touch(it->start_key());
+  }
+  for (const std::string& k : keys) {
+    it->Seek(k);
+    if (it->Valid()) Touch(it->end_key());
+    it->SeekForPrev(k);
+    if (it->Valid()) Touch(it->start_key());
+    (void)it->MaxCoveringTombstoneSeqnum(k);
+  }
+  it->status().PermitUncheckedError();
+}
+
+// Everything a DB may ask of an open table. `keep` receives one value that
+// the caller reads after the reader is destroyed (the pin must keep the
+// file's memory alive).
+void Exercise(TableReader* reader, const Slice& input, PinnableSlice* keep) {
+  std::vector<std::string> keys;
+  std::vector<SequenceNumber> seqs;
+  {
+    std::unique_ptr<InternalIterator> it(
+        reader->NewIterator(ReadOptions(), nullptr, nullptr, false,
+                            TableReaderCaller::kUncategorized));
+    ExerciseIterator(it.get(), &keys, &seqs);
+    ExerciseSeeks(it.get(), keys, seqs);
+  }
+  {
+    // Compactions place iterators in an arena.
+    Arena arena;
+    InternalIterator* it =
+        reader->NewIterator(ReadOptions(), nullptr, &arena, false,
+                            TableReaderCaller::kCompaction);
+    it->SeekToFirst();
+    if (it->Valid()) Touch(it->value());
+    it->status().PermitUncheckedError();
+    it->~InternalIterator();
+  }
+
+  // Absent keys next to the present ones, and keys cut from the input.
+  const size_t present = keys.size();
+  for (size_t i = 0; i < present && keys.size() < 2 * kMaxProbeKeys; i++) {
+    keys.push_back(keys[i] + '\0');
+    keys.push_back(keys[i].substr(0, keys[i].size() / 2));
+    seqs.push_back(kMaxSequenceNumber);
+    seqs.push_back(kMaxSequenceNumber);
+  }
+  keys.push_back("");
+  keys.push_back(std::string("\0\0\0\0\0\0\0\1", 8));
+  keys.push_back(input.ToString().substr(0, 8));
+  keys.push_back(input.ToString().substr(input.size() / 2, 12));
+  seqs.resize(keys.size(), kMaxSequenceNumber);
+
+  for (size_t i = 0; i < keys.size(); i++) {
+    Get(reader, keys[i], kMaxSequenceNumber, keep);
+    // Older snapshots walk the versions of a key.
+    if (seqs[i] > 0 && seqs[i] != kMaxSequenceNumber) {
+      Get(reader, keys[i], seqs[i] - 1, nullptr);
+    }
+  }
+  MultiGet(reader, keys, kMaxSequenceNumber);
+  if (keys.size() > MultiGetContext::MAX_BATCH_SIZE) {
+    MultiGet(reader,
+             std::vector<std::string>(
+                 keys.begin() + MultiGetContext::MAX_BATCH_SIZE, keys.end()),
+             kMaxSequenceNumber);
+  }
+  if (!seqs.empty() && seqs[0] > 0 && seqs[0] != kMaxSequenceNumber) {
+    MultiGet(reader, keys, seqs[0] - 1);
+  }
+
+  ExerciseRangeTombstones(reader, keys);
+
+  for (size_t i = 0; i < keys.size(); i++) {
+    const std::string a = InternalKeyOf(keys[i], kMaxSequenceNumber);
+    const std::string b = InternalKeyOf(keys[keys.size() - 1 - i], 0);
+    (void)reader->ApproximateOffsetOf(a, TableReaderCaller::kUncategorized);
+    (void)reader->ApproximateSize(a, b, TableReaderCaller::kUncategorized);
+  }
+  std::vector<TableReader::Anchor> anchors;
+  reader->ApproximateKeyAnchors(ReadOptions(), anchors).PermitUncheckedError();
+  for (const auto& anchor : anchors) Touch(anchor.user_key);
+  reader->VerifyChecksum(ReadOptions(), TableReaderCaller::kUncategorized)
+      .PermitUncheckedError();
+  auto props = reader->GetTableProperties();
+  if (props != nullptr) Touch(props->ToString());
+  (void)reader->ApproximateMemoryUsage();
+}
+
+void OpenAndExercise(const std::string& file, bool mmap) {
+  FuzzEnv& env = TheEnv();
+  std::unique_ptr<FSRandomAccessFile> fs_file(
+      new BytesFile(file.data(), file.size(), mmap));
+  std::unique_ptr<RandomAccessFileReader> file_reader(
+      new RandomAccessFileReader(std::move(fs_file), "fuzz.sst"));
+  TableReaderOptions tro(*env.ioptions[mmap], env.moptions.prefix_extractor,
+                         EnvOptions(), env.icomp);
+  std::unique_ptr<TableReader> reader;
+  Status s = env.options.table_factory->NewTableReader(
+      tro, std::move(file_reader), file.size(), &reader);
+  if (env.verbose) {
+    fprintf(stderr, "open (%s, %zu bytes): %s\n", mmap ? "mmap" : "loaded",
+            file.size(), s.ToString().c_str());
+  }
+  if (!s.ok()) {
+    if (reader != nullptr) abort();  // a failed open must not hand a reader
+    return;
+  }
+  PinnableSlice kept;
+  Exercise(reader.get(), file, &kept);
+  reader.reset();
+  Touch(kept);  // still pinned: the file's memory must outlive the reader
+}
+
+// Recomputes every checksum (and the footer) so the reader's own bounds
+// checks, not the checksums, are what stands between damage and memory.
+void RepairChecksums(std::string* file) {
+  using rocksdb_cuckoo::ComputeChecksum;
+  if (file->size() < kLayoutSize + kRocksDBFooterSize) return;
+  char* layout = &(*file)[file->size() - kRocksDBFooterSize - kLayoutSize];
+  auto seal = [layout] {
+    EncodeFixed64(layout + kLayoutSize - 8,
+                  ComputeChecksum(kXXH3, layout, kLayoutSize - 8));
+  };
+  seal();
+  rocksdb_cuckoo::Layout l;
+  if (!l.DecodeFrom(Slice(layout, kLayoutSize), file->size()).ok()) return;
+  const uint64_t regions[6][2] = {
+      {0, l.data_size},
+      {l.order_offset, l.order_size()},
+      {l.buckets_offset, l.buckets_size()},
+      {l.stash_offset, l.stash_size()},
+      {l.range_del_offset, l.range_del_size},
+      {l.meta_offset, l.meta_size},
+  };
+  // The region checksums end where the layout's own checksum starts.
+  char* checksums = layout + kLayoutSize - 8 - 6 * 8;
+  for (int i = 0; i < 6; i++) {
+    EncodeFixed64(checksums + 8 * i,
+                  ComputeChecksum(l.checksum, file->data() + regions[i][0],
+                                  regions[i][1]));
+  }
+  seal();
+  std::string footer;
+  rocksdb_cuckoo::AppendRocksDBFooter(l, &footer);
+  memcpy(&(*file)[file->size() - kRocksDBFooterSize], footer.data(),
+         kRocksDBFooterSize);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string file(reinterpret_cast<const char*>(data), size);
+  for (bool mmap : {false, true}) OpenAndExercise(file, mmap);
+  std::string repaired = file;
+  RepairChecksums(&repaired);
+  if (repaired != file) {
+    for (bool mmap : {false, true}) OpenAndExercise(repaired, mmap);
+  }
+  return 0;
+}
