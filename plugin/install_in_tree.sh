@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Places rocksdb-cuckoo inside a RocksDB source tree as the in-tree plugin
-# `cuckoo` (DESIGN §2), so that RocksDB's own build compiles it into every
-# RocksDB binary (db_bench, ldb, sst_dump) with no LD_PRELOAD:
+# `cuckoo`, so that RocksDB's own build compiles it into every RocksDB binary
+# (db_bench, ldb, sst_dump, db_stress) with no LD_PRELOAD:
 #
 #   plugin/install_in_tree.sh [--link] [--force] <rocksdb-source-dir>
 #
@@ -9,14 +9,18 @@
 #   cmake -S . -B build -DROCKSDB_PLUGINS=cuckoo -DCMAKE_BUILD_TYPE=Release \
 #         -DWITH_GFLAGS=ON && cmake --build build -j"$(nproc)"
 # or
-#   make -j"$(nproc)" ROCKSDB_PLUGINS=cuckoo static_lib db_bench ldb sst_dump
+#   make -j"$(nproc)" DEBUG_LEVEL=0 ROCKSDB_PLUGINS=cuckoo \
+#        static_lib db_bench ldb sst_dump db_stress
 #
 # <rocksdb-source-dir>/plugin/cuckoo then holds copies (symlinks with --link)
 # of table/ memtable/ util/ cache/ plugin/, a cuckoo.mk generated from
 # CUCKOO_LIB_SOURCES in this project's CMakeLists.txt, and plugin/CMakeLists.txt
 # as its CMakeLists.txt (it only sets variables; RocksDB makes the targets).
-# Re-running replaces an earlier installation; --force replaces a
-# plugin/cuckoo that this script did not create.
+# Re-running updates an earlier installation in place: a file is rewritten
+# only when its content differs and files gone from the project are removed,
+# so make/ninja rebuild only what really changed (a fresh clone gives every
+# file a new mtime). --force replaces a plugin/cuckoo that this script did
+# not create.
 #
 #   plugin/install_in_tree.sh --update-mk
 # rewrites plugin/cuckoo.mk from CUCKOO_LIB_SOURCES (run it after adding a
@@ -119,28 +123,75 @@ for f in CMakeLists.txt Makefile include/rocksdb/db.h plugin; do
     die "${rocksdb_dir} is not a RocksDB source tree (no ${f})"
 done
 
-dest="${rocksdb_dir}/plugin/cuckoo"
-if [[ -e "${dest}" || -L "${dest}" ]]; then
-  if [[ -e "${dest}/${marker}" || ${force} -eq 1 ]]; then
-    rm -rf "${dest}"
-  else
-    die "${dest} exists and was not made by this script (use --force)"
+# Makes $2 hold $1's content, leaving it (and its mtime) alone when it
+# already does.
+sync_file() {
+  if ! cmp -s "$1" "$2"; then
+    mkdir -p "$(dirname "$2")"
+    cp "$1" "$2.tmp.$$"
+    mv -f "$2.tmp.$$" "$2"
   fi
+}
+
+# Mirrors the project's folder $1 at ${dest}/$1 by content and lists the
+# files it placed in ${manifest_new}. RocksDB's make writes its objects and
+# dependency files beside our sources, so only files an earlier run placed
+# (its manifest) are removed when the project no longer has them.
+sync_dir() {
+  local dir=$1 rel
+  if [[ -L "${dest}/${dir}" || -f "${dest}/${dir}" ]]; then
+    rm -f "${dest}/${dir}"
+  fi
+  mkdir -p "${dest}/${dir}"
+  while IFS= read -r -d '' rel; do
+    sync_file "${project_dir}/${dir}/${rel}" "${dest}/${dir}/${rel}"
+    printf '%s\n' "${dir}/${rel}" >> "${manifest_new}"
+  done < <(cd "${project_dir}/${dir}" && find . -type f -printf '%P\0')
+}
+
+dest="${rocksdb_dir}/plugin/cuckoo"
+if [[ -L "${dest}" ]]; then
+  rm -f "${dest}"
+elif [[ -e "${dest}" && ! -e "${dest}/${marker}" ]]; then
+  [[ ${force} -eq 1 ]] ||
+    die "${dest} exists and was not made by this script (use --force)"
+  rm -rf "${dest}"
 fi
 mkdir -p "${dest}"
+manifest="${dest}/.rocksdb_cuckoo_files"
+manifest_new=$(mktemp)
+tmp_mk=$(mktemp)
+chmod 644 "${manifest_new}" "${tmp_mk}"
+trap 'rm -f "${manifest_new}" "${tmp_mk}"' EXIT
 
 for dir in table memtable util cache plugin; do
-  [[ -d "${project_dir}/${dir}" ]] || continue
-  if [[ ${link} -eq 1 ]]; then
-    ln -s "${project_dir}/${dir}" "${dest}/${dir}"
+  if [[ ! -d "${project_dir}/${dir}" ]]; then
+    rm -rf "${dest:?}/${dir}"
+  elif [[ ${link} -eq 1 ]]; then
+    [[ "$(readlink "${dest}/${dir}" || true)" == "${project_dir}/${dir}" ]] || {
+      rm -rf "${dest:?}/${dir}"
+      ln -s "${project_dir}/${dir}" "${dest}/${dir}"
+    }
   else
-    cp -R "${project_dir}/${dir}" "${dest}/${dir}"
+    sync_dir "${dir}"
   fi
 done
 
-generate_mk > "${dest}/cuckoo.mk"
-cp "${script_dir}/CMakeLists.txt" "${dest}/CMakeLists.txt"
-echo "${project_dir}" > "${dest}/${marker}"
+# Sources removed from the project since the last run, with their objects.
+if [[ -f "${manifest}" ]]; then
+  while IFS= read -r rel; do
+    grep -qxF -- "${rel}" "${manifest_new}" && continue
+    [[ -L "${dest}/${rel%%/*}" ]] && continue
+    rm -f "${dest}/${rel}" "${dest}/${rel%.*}.o" "${dest}/${rel}.d"
+  done < "${manifest}"
+fi
+sync_file "${manifest_new}" "${manifest}"
+
+generate_mk > "${tmp_mk}"
+sync_file "${tmp_mk}" "${dest}/cuckoo.mk"
+sync_file "${script_dir}/CMakeLists.txt" "${dest}/CMakeLists.txt"
+[[ "$(cat "${dest}/${marker}" 2>/dev/null)" == "${project_dir}" ]] ||
+  echo "${project_dir}" > "${dest}/${marker}"
 
 if ! cmp -s "${dest}/cuckoo.mk" "${script_dir}/cuckoo.mk"; then
   echo "warning: plugin/cuckoo.mk is out of date with CUCKOO_LIB_SOURCES;" \
@@ -163,5 +214,5 @@ Build RocksDB with it (every binary then knows CuckooHashTable):
   cmake -S . -B build -DROCKSDB_PLUGINS=cuckoo -DCMAKE_BUILD_TYPE=Release
   cmake --build build -j\$(nproc)
 or
-  make -j\$(nproc) ROCKSDB_PLUGINS=cuckoo static_lib db_bench ldb sst_dump
+  make -j\$(nproc) DEBUG_LEVEL=0 ROCKSDB_PLUGINS=cuckoo static_lib db_bench ldb sst_dump db_stress
 EOF
