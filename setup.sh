@@ -6,11 +6,21 @@
 #   ./setup.sh main     ... then run the main job (write/read a DB, side-by-side table)
 #   ./setup.sh test     ... then build the ASan+UBSan configuration too and run ctest on both
 #   ./setup.sh tsan     ... build the TSan configuration and run the concurrent tests
+#   ./setup.sh intree [version]
+#                       build RocksDB's release configuration with the plugin
+#                       in-tree (db_bench, ldb, sst_dump, db_stress), cached
+#                       outside the clone; prints the folder holding the tools
+#   ./setup.sh intree-bin-dir [version]
+#                       only print that folder (builds nothing)
 set -euo pipefail
 cd "$(dirname "$0")"
 top=$(pwd)
 deps="$top/.deps"          # git-ignored cache: RocksDB source headers
 jobs=${JOBS:-$(nproc)}
+# In-tree builds live outside the clone, so a fresh clone (CI) reuses them.
+cache_root=${ROCKSDB_CUCKOO_CACHE:-$HOME/.cache/rocksdb-cuckoo}
+intree_default_version=7.8.3
+intree_tools=(db_bench ldb sst_dump db_stress)
 
 packages=(build-essential cmake ninja-build pkg-config dpkg-dev
   librocksdb-dev rocksdb-tools libgflags-dev libgtest-dev libgmock-dev
@@ -62,8 +72,107 @@ configure_and_build() {   # $1 = build dir, rest = cmake args
   cmake --build "$dir" -j "$jobs"
 }
 
+intree_dir() { echo "$cache_root/rocksdb-$1-intree"; }
+# Where the in-tree tools are: make writes them at the tree's root (beside
+# tools/db_crashtest.py).
+intree_bin_dir() { intree_dir "${1:-$intree_default_version}"; }
+
+# Puts RocksDB $1's source at intree_dir, once. The installed Debian version
+# comes from its source package (.deps/rocksdb-src); any other version from a
+# release tarball placed in the cache by hand.
+intree_source() {
+  local version=$1 dir tmp installed tarball
+  dir=$(intree_dir "$version")
+  if [ -f "$dir/.rocksdb_cuckoo_source" ]; then return 0; fi
+  if [ -e "$dir" ]; then
+    echo "setup: $dir exists but was not made by setup.sh; remove it" >&2
+    return 1
+  fi
+  tmp="$dir.tmp.$$"
+  rm -rf "$tmp"
+  installed=$(dpkg-query -W -f='${Version}' librocksdb-dev)
+  tarball="$cache_root/rocksdb-$version.tar.gz"
+  if [ "${installed%%-*}" = "$version" ]; then
+    fetch_rocksdb_source
+    cp -a "$deps/rocksdb-src" "$tmp"
+    echo "Debian source package rocksdb $installed" >"$tmp/.rocksdb_cuckoo_source"
+  elif [ -f "$tarball" ]; then
+    mkdir -p "$tmp"
+    tar -xzf "$tarball" -C "$tmp" --strip-components=1
+    echo "$tarball" >"$tmp/.rocksdb_cuckoo_source"
+  else
+    echo "setup: no source for RocksDB $version; download v$version.tar.gz" \
+      "from github.com/facebook/rocksdb/releases to $tarball" >&2
+    return 1
+  fi
+  mv "$tmp" "$dir"
+}
+
+# Builds RocksDB $1's release configuration (make DEBUG_LEVEL=0: -O2, NDEBUG,
+# -fno-rtti, static librocksdb.a) with ROCKSDB_PLUGINS=cuckoo. Re-running
+# rebuilds only what changed: install_in_tree.sh rewrites only files whose
+# content differs.
+build_intree() {
+  local version=${1:-$intree_default_version} dir lock t start
+  dir=$(intree_dir "$version")
+  mkdir -p "$cache_root"
+  # One build per tree at a time (two clones may share the cache).
+  exec {lock}>"$dir.lock"
+  flock "$lock"
+  intree_source "$version"
+  "$top/plugin/install_in_tree.sh" "$dir" >/dev/null
+  # RocksDB's default flags include -march=native: a cache restored on
+  # another CPU must start over rather than keep objects it cannot run.
+  local cpu
+  cpu=$(g++ -march=native -Q --help=target 2>/dev/null | md5sum | cut -c1-32)
+  if [ -f "$dir/.rocksdb_cuckoo_cpu" ] && [ "$(cat "$dir/.rocksdb_cuckoo_cpu")" != "$cpu" ]; then
+    echo "setup: in-tree objects were built for another CPU; rebuilding all"
+    (cd "$dir" && make clean >/dev/null 2>&1) || true
+  fi
+  echo "$cpu" >"$dir/.rocksdb_cuckoo_cpu"
+  echo "setup: building in-tree RocksDB $version (log: $dir/make.log)"
+  start=$SECONDS
+  # Static libraries (the Makefile's default LIB_MODE, forced by static_lib):
+  # tools built against a librocksdb.so would load Debian's system library,
+  # which has the same soname, instead of ours.
+  if ! (cd "$dir" && env -u USE_RTTI -u LIB_MODE -u EXTRA_CXXFLAGS \
+      make -j "$jobs" DEBUG_LEVEL=0 ROCKSDB_PLUGINS=cuckoo \
+      static_lib "${intree_tools[@]}") >"$dir/make.log" 2>&1; then
+    tail -n 40 "$dir/make.log" >&2
+    echo "setup: in-tree build failed; see $dir/make.log" >&2
+    return 1
+  fi
+  for t in "${intree_tools[@]}"; do
+    if ldd "$dir/$t" | grep -q 'librocksdb\.so'; then
+      echo "setup: $dir/$t loads a shared librocksdb:" >&2
+      ldd "$dir/$t" | grep librocksdb >&2
+      return 1
+    fi
+  done
+  echo "setup: in-tree RocksDB $version built in $((SECONDS - start))s;" \
+    "tools in $(intree_bin_dir "$version")"
+  exec {lock}>&-
+}
+
+# The in-tree tools, run with no LD_PRELOAD against a DB that names our table,
+# memtable and Env (tests/intree).
+test_intree() {
+  local version=${1:-$intree_default_version}
+  cmake -S "$top/tests/intree" -B "$top/build-intree-test" -G Ninja \
+    -DINTREE_BIN_DIR="$(intree_bin_dir "$version")" >/dev/null
+  (cd "$top/build-intree-test" && ctest --output-on-failure)
+}
+
+case "${1:-}" in
+  intree-bin-dir) intree_bin_dir "${2:-}"; exit 0 ;;
+esac
+
 install_packages
 fetch_rocksdb_source
+if [ "${1:-}" = intree ]; then
+  build_intree "${2:-}"
+  exit 0
+fi
 configure_and_build build -DCMAKE_BUILD_TYPE=Release
 
 case "${1:-}" in
@@ -75,10 +184,13 @@ case "${1:-}" in
     (cd build && ctest --output-on-failure -j "$jobs")
     echo "== ctest: ASan+UBSan =="
     (cd build-asan && ctest --output-on-failure -j "$jobs")
+    echo "== in-tree RocksDB $intree_default_version (release, ROCKSDB_PLUGINS=cuckoo) =="
+    build_intree
+    test_intree
     ;;
   tsan)
     configure_and_build build-tsan -DCMAKE_BUILD_TYPE=Debug -DCUCKOO_SANITIZE=thread
     (cd build-tsan && ctest --output-on-failure -j "$jobs" -L concurrent)
     ;;
-  *) echo "usage: $0 [main|test|tsan]" >&2; exit 2 ;;
+  *) echo "usage: $0 [main|test|tsan|intree [version]|intree-bin-dir [version]]" >&2; exit 2 ;;
 esac
