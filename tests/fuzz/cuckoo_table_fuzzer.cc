@@ -103,7 +103,8 @@ struct FuzzEnv {
 };
 
 FuzzEnv& TheEnv() {
-  static FuzzEnv* env = new FuzzEnv();  // never destroyed: no exit-time ordering
+  static FuzzEnv* env =
+      new FuzzEnv();  // never destroyed: no exit-time ordering
   return *env;
 }
 
@@ -144,8 +145,8 @@ void Get(TableReader* reader, const Slice& user_key, SequenceNumber seq,
 
 void MultiGet(TableReader* reader, const std::vector<std::string>& user_keys,
               SequenceNumber seq) {
-  const size_t n = std::min<size_t>(user_keys.size(),
-                                    MultiGetContext::MAX_BATCH_SIZE);
+  const size_t n =
+      std::min<size_t>(user_keys.size(), MultiGetContext::MAX_BATCH_SIZE);
   if (n == 0) return;
   std::vector<PinnableSlice> values(n);
   std::vector<Status> statuses(n);
@@ -221,7 +222,8 @@ void ExerciseIterator(InternalIterator* it, std::vector<std::string>* keys,
 void ExerciseSeeks(InternalIterator* it, const std::vector<std::string>& keys,
                    const std::vector<SequenceNumber>& seqs) {
   for (size_t i = 0; i < keys.size(); i++) {
-    for (SequenceNumber seq : {kMaxSequenceNumber, seqs[i], SequenceNumber{0}}) {
+    for (SequenceNumber seq :
+         {kMaxSequenceNumber, seqs[i], SequenceNumber{0}}) {
       const std::string target = InternalKeyOf(keys[i], seq);
       it->Seek(target);
       if (it->Valid()) {
@@ -284,9 +286,8 @@ void Exercise(TableReader* reader, const Slice& input, PinnableSlice* keep) {
   {
     // Compactions place iterators in an arena.
     Arena arena;
-    InternalIterator* it =
-        reader->NewIterator(ReadOptions(), nullptr, &arena, false,
-                            TableReaderCaller::kCompaction);
+    InternalIterator* it = reader->NewIterator(
+        ReadOptions(), nullptr, &arena, false, TableReaderCaller::kCompaction);
     it->SeekToFirst();
     if (it->Valid()) Touch(it->value());
     it->status().PermitUncheckedError();
@@ -343,19 +344,21 @@ void Exercise(TableReader* reader, const Slice& input, PinnableSlice* keep) {
   (void)reader->ApproximateMemoryUsage();
 }
 
-// Known reader bugs (see tests/fuzz/regressions/README.md). Open() hands the
-// meta region to RocksDB's ReadTableProperties, whose block parser asserts
-// (Debian's build) or reads out of bounds (NDEBUG builds) on a damaged
-// metaindex block, and allocates whatever size the properties handle claims.
-// The region is unverified with checksum=kNoChecksum. Until the reader
-// guards it, inputs RocksDB would trip on are skipped so that the fuzzer
-// looks for other bugs; CUCKOO_FUZZ_KNOWN_BUGS=1 runs them anyway.
+// Known reader bugs (tests/fuzz/regressions/README.md) are skipped so that
+// the fuzzer keeps looking for new ones; CUCKOO_FUZZ_KNOWN_BUGS=1 runs them.
+//
+// Known bug 1: Open() hands the meta region to RocksDB's ReadTableProperties,
+// whose block parser asserts (Debian's build) or reads out of bounds (NDEBUG
+// builds) on damaged blocks, and allocates whatever size the properties
+// handle claims. Nothing verifies that region when checksum=kNoChecksum.
+//
 // Whether RocksDB's Block can parse [block, block + size) without tripping
 // an assert: `seeked` blocks also go through BinarySeek's restart points.
 bool BlockSafe(const char* block, uint64_t size, bool seeked) {
-  if (size < 2 * sizeof(uint32_t)) return true;  // RocksDB: bad block
+  if (size < sizeof(uint32_t)) return true;       // RocksDB: bad block
+  if (size < 2 * sizeof(uint32_t)) return false;  // asserts in NumRestarts
   const uint32_t packed = DecodeFixed32(block + size - 4);
-  if (packed & 0x80000000u) return false;  // hash index: asserts on garbage
+  if (packed & 0x80000000u) return false;    // hash index: asserts on garbage
   if (packed > (size - 4) / 4) return true;  // RocksDB: bad block
   if (!seeked) return true;  // linear scans use checked decoding
   const uint64_t restarts = size - (1 + uint64_t{packed}) * 4;

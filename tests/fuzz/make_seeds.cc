@@ -117,7 +117,8 @@ std::vector<Entry> Mixed(int n) {
     const SequenceNumber seq = 1000 + i * 4;
     switch (i % 6) {
       case 0:
-        entries.push_back({key, seq, kTypeValue, std::string(i % 13, 'a' + i % 26)});
+        entries.push_back(
+            {key, seq, kTypeValue, std::string(i % 13, 'a' + i % 26)});
         entries.push_back({key, seq - 2, kTypeValue, "older"});
         break;
       case 1:
@@ -227,14 +228,15 @@ int main(int argc, char** argv) {
     }
     const std::string contents = ReadFile(path);
     const rocksdb_cuckoo::Layout layout = LayoutOf(contents);
-    std::printf("%-28s %6zu bytes  entries=%llu buckets=%llu stash=%llu "
-                "range_dels=%llu slot_entry_size=%llu\n",
-                seed.name.c_str(), contents.size(),
-                static_cast<unsigned long long>(layout.num_entries),
-                static_cast<unsigned long long>(layout.num_buckets),
-                static_cast<unsigned long long>(layout.num_stash),
-                static_cast<unsigned long long>(layout.num_range_dels),
-                static_cast<unsigned long long>(layout.slot_entry_size));
+    std::printf(
+        "%-28s %6zu bytes  entries=%llu buckets=%llu stash=%llu "
+        "range_dels=%llu slot_entry_size=%llu\n",
+        seed.name.c_str(), contents.size(),
+        static_cast<unsigned long long>(layout.num_entries),
+        static_cast<unsigned long long>(layout.num_buckets),
+        static_cast<unsigned long long>(layout.num_stash),
+        static_cast<unsigned long long>(layout.num_range_dels),
+        static_cast<unsigned long long>(layout.slot_entry_size));
     // Each seed must show the layout it is named after.
     if ((seed.want_stash && layout.num_stash == 0) ||
         (seed.want_slot_order && layout.slot_entry_size == 0)) {
