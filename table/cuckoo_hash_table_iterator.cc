@@ -10,7 +10,7 @@ void CuckooHashTableIterator::SeekForPrev(const Slice& target) {
   const uint64_t index = reader_->LowerBound(target);
   MoveTo(index);
   if (!valid_ && !status_.ok()) return;
-  if (!valid_ || entry_.internal_key != target) MoveTo(index - 1);
+  if (!valid_ || key() != target) MoveTo(index - 1);
 }
 
 void CuckooHashTableIterator::MoveTo(uint64_t index) {
@@ -22,6 +22,15 @@ void CuckooHashTableIterator::MoveTo(uint64_t index) {
     return;
   }
   valid_ = true;
+  if (!keys_in_file_) {
+    const Slice& stored = entry_.internal_key;
+    key_buffer_.assign(stored.data(), stored.size() - 8);
+    const auto type =
+        static_cast<ROCKSDB_NAMESPACE::ValueType>(stored[stored.size() - 8]);
+    ROCKSDB_NAMESPACE::PutFixed64(
+        &key_buffer_,
+        ROCKSDB_NAMESPACE::PackSequenceAndType(global_seqno_, type));
+  }
 }
 
 }  // namespace rocksdb_cuckoo

@@ -1,8 +1,12 @@
 // Iterates a CuckooHashTable file in internal-key order through its order
 // index: Seek and SeekForPrev are binary searches, Next and Prev step one
 // position. Nothing is sorted at open, and keys and values point into the
-// file's memory, which lives as long as the reader (so they are pinned).
+// file's memory, which lives as long as the reader (so they are pinned) —
+// except the keys of an ingested file, which carry the file's global
+// sequence number and so are rebuilt in a buffer of the iterator.
 #pragma once
+
+#include <string>
 
 #include "table/cuckoo_hash_table_reader.h"
 #include "table/internal_iterator.h"
@@ -12,7 +16,10 @@ namespace rocksdb_cuckoo {
 class CuckooHashTableIterator : public ROCKSDB_NAMESPACE::InternalIterator {
  public:
   explicit CuckooHashTableIterator(const CuckooHashTableReader* reader)
-      : reader_(reader) {}
+      : reader_(reader),
+        global_seqno_(reader->global_seqno()),
+        keys_in_file_(global_seqno_ ==
+                      ROCKSDB_NAMESPACE::kDisableGlobalSequenceNumber) {}
 
   bool Valid() const override { return valid_; }
   void SeekToFirst() override { MoveTo(0); }
@@ -23,10 +30,12 @@ class CuckooHashTableIterator : public ROCKSDB_NAMESPACE::InternalIterator {
   void SeekForPrev(const Slice& target) override;
   void Next() override { MoveTo(index_ + 1); }
   void Prev() override { MoveTo(index_ - 1); }
-  Slice key() const override { return entry_.internal_key; }
+  Slice key() const override {
+    return keys_in_file_ ? entry_.internal_key : Slice(key_buffer_);
+  }
   Slice value() const override { return entry_.value; }
   ROCKSDB_NAMESPACE::Status status() const override { return status_; }
-  bool IsKeyPinned() const override { return true; }
+  bool IsKeyPinned() const override { return keys_in_file_; }
   bool IsValuePinned() const override { return true; }
 
  private:
@@ -35,6 +44,9 @@ class CuckooHashTableIterator : public ROCKSDB_NAMESPACE::InternalIterator {
   void MoveTo(uint64_t index);
 
   const CuckooHashTableReader* const reader_;
+  const ROCKSDB_NAMESPACE::SequenceNumber global_seqno_;
+  const bool keys_in_file_;
+  std::string key_buffer_;  // the current key, when !keys_in_file_
   uint64_t index_ = 0;
   bool valid_ = false;
   EntryView entry_{};

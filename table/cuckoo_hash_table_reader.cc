@@ -10,6 +10,7 @@
 #include "rocksdb/snapshot.h"
 #include "table/cuckoo_hash_table_factory.h"
 #include "table/cuckoo_hash_table_iterator.h"
+#include "table/external_file_seqno.h"
 #include "table/get_context.h"
 #include "table/meta_blocks.h"
 #include "table/multiget_context.h"
@@ -73,7 +74,7 @@ Status CuckooHashTableReader::Open(
 
   std::unique_ptr<CuckooHashTableReader> r(
       new CuckooHashTableReader(options, guard.release(), layout));
-  s = r->VerifyRegions();
+  s = r->VerifyRegions(&r->seqno_field_offset_);
   if (!s.ok()) return s;
   // RocksDB's property reader below trusts the footer; make sure it is
   // exactly the one this layout implies.
@@ -87,6 +88,18 @@ Status CuckooHashTableReader::Open(
   s = ReadTableProperties(memory->file(), file_size,
                           kCuckooHashTableMagicNumber, options.ioptions,
                           &properties);
+  if (!s.ok()) return s;
+  // The checksum forgave the field it found; it must be the one RocksDB
+  // reads (and ingestion writes).
+  const uint64_t seqno_field =
+      properties->external_sst_file_global_seqno_offset;
+  if (seqno_field != 0 && seqno_field != r->seqno_field_offset_) {
+    return Status::Corruption(
+        "CuckooHashTable: global seqno property not where the checksum "
+        "expects it");
+  }
+  s = ExternalFileSequenceNumber(*properties, options.largest_seqno,
+                                 &r->global_seqno_);
   if (!s.ok()) return s;
   r->properties_ = std::move(properties);
   s = r->LoadRangeTombstones();
@@ -108,7 +121,7 @@ CuckooHashTableReader::CuckooHashTableReader(const TableReaderOptions& options,
 
 CuckooHashTableReader::~CuckooHashTableReader() { memory_->Close(); }
 
-Status CuckooHashTableReader::VerifyRegions() const {
+Status CuckooHashTableReader::VerifyRegions(uint64_t* seqno_field) const {
   // The padding before the buckets is not checksummed but must be zeros.
   for (uint64_t at = layout_.order_offset + layout_.order_size();
        at < layout_.buckets_offset; at++) {
@@ -126,9 +139,9 @@ Status CuckooHashTableReader::VerifyRegions() const {
       {layout_.buckets_offset, layout_.buckets_size(), "bucket array"},
       {layout_.stash_offset, layout_.stash_size(), "stash"},
       {layout_.range_del_offset, layout_.range_del_size, "range tombstone"},
-      {layout_.meta_offset, layout_.meta_size, "properties"},
   };
-  static_assert(sizeof(regions) / sizeof(regions[0]) ==
+  // The properties region is last and checked on its own.
+  static_assert(sizeof(regions) / sizeof(regions[0]) + 1 ==
                     sizeof(Layout::region_checksum) / sizeof(uint64_t),
                 "one checksum per region");
   for (size_t i = 0; i < sizeof(regions) / sizeof(regions[0]); i++) {
@@ -139,6 +152,28 @@ Status CuckooHashTableReader::VerifyRegions() const {
                                             "mismatch in ") +
                                 regions[i].name + " region");
     }
+  }
+  return VerifyPropertiesRegion(seqno_field);
+}
+
+Status CuckooHashTableReader::VerifyPropertiesRegion(
+    uint64_t* seqno_field) const {
+  // Ingestion with write_global_seqno=true rewrites one field in place; the
+  // checksum covers every other byte and reads that field as zeros.
+  Slice region(data_ + layout_.meta_offset, layout_.meta_size);
+  std::string copy;
+  uint64_t field;
+  if (FindGlobalSeqnoField(Slice(region.data(), layout_.properties_size),
+                           &field)) {
+    *seqno_field = layout_.meta_offset + field;
+    copy.assign(region.data(), region.size());
+    memset(&copy[field], 0, 8);
+    region = copy;
+  }
+  if (ComputeChecksum(layout_.checksum, region.data(), region.size()) !=
+      layout_.region_checksum[5]) {
+    return Status::Corruption(
+        "CuckooHashTable: checksum mismatch in properties region");
   }
   return Status::OK();
 }
@@ -155,6 +190,12 @@ Status CuckooHashTableReader::LoadRangeTombstones() {
       return Status::Corruption("CuckooHashTable: malformed range tombstone");
     }
     keys.push_back(entry.internal_key.ToString());
+    if (global_seqno_ != kDisableGlobalSequenceNumber) {
+      std::string& key = keys.back();
+      const ValueType type = static_cast<ValueType>(key[key.size() - 8]);
+      EncodeFixed64(&key[key.size() - 8],
+                    PackSequenceAndType(global_seqno_, type));
+    }
     values.push_back(entry.value.ToString());
   }
   if (keys.size() != layout_.num_range_dels) {
@@ -181,7 +222,8 @@ CuckooHashTableReader::NewRangeTombstoneIterator(
 
 Status CuckooHashTableReader::VerifyChecksum(const ReadOptions& /*options*/,
                                              TableReaderCaller /*caller*/) {
-  return VerifyRegions();
+  uint64_t seqno_field;
+  return VerifyRegions(&seqno_field);
 }
 
 bool CuckooHashTableReader::KeyAt(uint64_t offset,
@@ -267,12 +309,13 @@ Status CuckooHashTableReader::SaveVersions(uint64_t offset,
     if (!IsStoredType(type)) {
       return Status::Corruption("CuckooHashTable: unknown value type");
     }
-    if ((packed >> 8) <= sequence) {
+    const SequenceNumber entry_sequence = SequenceOf(packed);
+    if (entry_sequence <= sequence) {
       if (!pinner.HasCleanups()) memory_->PinTo(&pinner);
       bool matched;
       if (!get_context->SaveValue(
-              ParsedInternalKey(entry_user_key, packed >> 8, type), entry.value,
-              &matched, &pinner)) {
+              ParsedInternalKey(entry_user_key, entry_sequence, type),
+              entry.value, &matched, &pinner)) {
         break;
       }
     }
@@ -365,6 +408,21 @@ bool CuckooHashTableReader::EntryAt(uint64_t index, EntryView* entry) const {
   return ParseEntry(data_, layout_.data_size, offset, entry);
 }
 
+int CuckooHashTableReader::CompareAsPresented(const Slice& stored,
+                                              const Slice& target) const {
+  if (global_seqno_ == kDisableGlobalSequenceNumber) {
+    return icomp_.Compare(stored, target);
+  }
+  const int by_user_key = icomp_.user_comparator()->Compare(
+      ExtractUserKey(stored), ExtractUserKey(target));
+  if (by_user_key != 0) return by_user_key;
+  // Newer (larger sequence and type) sorts first, as in InternalKey order.
+  const uint64_t presented = PackSequenceAndType(
+      global_seqno_, static_cast<ValueType>(stored[stored.size() - 8]));
+  const uint64_t wanted = ExtractInternalKeyFooter(target);
+  return presented > wanted ? -1 : (presented < wanted ? 1 : 0);
+}
+
 uint64_t CuckooHashTableReader::LowerBound(const Slice& target) const {
   uint64_t low = 0;
   uint64_t high = layout_.num_entries;
@@ -374,7 +432,7 @@ uint64_t CuckooHashTableReader::LowerBound(const Slice& target) const {
     // A malformed entry compares as greater: the search stays in bounds
     // and the iterator reports the corruption when it reads the entry.
     if (EntryAt(mid, &entry) &&
-        icomp_.Compare(entry.internal_key, target) < 0) {
+        CompareAsPresented(entry.internal_key, target) < 0) {
       low = mid + 1;
     } else {
       high = mid;

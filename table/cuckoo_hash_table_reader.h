@@ -69,13 +69,22 @@ class CuckooHashTableReader : public ROCKSDB_NAMESPACE::TableReader {
   // For the iterator: entries by their position in internal-key order.
   uint64_t num_entries() const { return layout_.num_entries; }
   bool EntryAt(uint64_t index, EntryView* entry) const;
-  // Position of the first entry whose internal key is >= target.
+  // Position of the first entry whose internal key, as presented (with the
+  // global seqno, if any), is >= target.
   uint64_t LowerBound(const Slice& target) const;
+  // Every entry's sequence number when the file was ingested, else
+  // kDisableGlobalSequenceNumber (see external_file_seqno.h).
+  ROCKSDB_NAMESPACE::SequenceNumber global_seqno() const {
+    return global_seqno_;
+  }
 
  private:
   CuckooHashTableReader(const ROCKSDB_NAMESPACE::TableReaderOptions& options,
                         PinnedFileMemory* memory, const Layout& layout);
-  ROCKSDB_NAMESPACE::Status VerifyRegions() const;
+  // Checks every region's checksum; sets *seqno_field to the file offset of
+  // the global seqno field, if the file has one.
+  ROCKSDB_NAMESPACE::Status VerifyRegions(uint64_t* seqno_field) const;
+  ROCKSDB_NAMESPACE::Status VerifyPropertiesRegion(uint64_t* seqno_field) const;
   ROCKSDB_NAMESPACE::Status LoadRangeTombstones();
   // Offset of the first entry of user_key's versions, or false if absent.
   bool FindUserKey(const Slice& user_key, const KeyHash& kh,
@@ -88,6 +97,15 @@ class CuckooHashTableReader : public ROCKSDB_NAMESPACE::TableReader {
       uint64_t offset, const Slice& user_key,
       ROCKSDB_NAMESPACE::SequenceNumber sequence,
       ROCKSDB_NAMESPACE::GetContext* get_context) const;
+  // Compares a stored internal key, as the iterator presents it, with an
+  // internal key.
+  int CompareAsPresented(const Slice& stored, const Slice& target) const;
+  // An entry's sequence number from its packed trailer.
+  ROCKSDB_NAMESPACE::SequenceNumber SequenceOf(uint64_t packed) const {
+    return global_seqno_ == ROCKSDB_NAMESPACE::kDisableGlobalSequenceNumber
+               ? packed >> 8
+               : global_seqno_;
+  }
   KeyHash Hash(const Slice& user_key) const {
     return HashUserKey(user_key, layout_.identity_as_first_hash,
                        layout_.num_buckets, layout_.hash_seed);
@@ -101,6 +119,10 @@ class CuckooHashTableReader : public ROCKSDB_NAMESPACE::TableReader {
   const bool single_versions_;
   const Bucket* const buckets_;
   std::shared_ptr<const ROCKSDB_NAMESPACE::TableProperties> properties_;
+  ROCKSDB_NAMESPACE::SequenceNumber global_seqno_ =
+      ROCKSDB_NAMESPACE::kDisableGlobalSequenceNumber;
+  // File offset of the global seqno property's value; 0: none.
+  uint64_t seqno_field_offset_ = 0;
   // Fragmented once at open, shared by every tombstone iterator.
   std::shared_ptr<const ROCKSDB_NAMESPACE::FragmentedRangeTombstoneList>
       range_tombstones_;

@@ -28,6 +28,7 @@
 #include "rocksdb/env.h"
 #include "rocksdb/merge_operator.h"
 #include "rocksdb/options.h"
+#include "rocksdb/sst_file_writer.h"
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/object_registry.h"
 #include "rocksdb/utilities/options_util.h"
@@ -46,7 +47,9 @@ using ROCKSDB_NAMESPACE::ConfigOptions;
 using ROCKSDB_NAMESPACE::DB;
 using ROCKSDB_NAMESPACE::DBOptions;
 using ROCKSDB_NAMESPACE::Env;
+using ROCKSDB_NAMESPACE::EnvOptions;
 using ROCKSDB_NAMESPACE::FlushOptions;
+using ROCKSDB_NAMESPACE::IngestExternalFileOptions;
 using ROCKSDB_NAMESPACE::Iterator;
 using ROCKSDB_NAMESPACE::LiveFileMetaData;
 using ROCKSDB_NAMESPACE::MergeOperator;
@@ -56,6 +59,7 @@ using ROCKSDB_NAMESPACE::PinnableSlice;
 using ROCKSDB_NAMESPACE::ReadOptions;
 using ROCKSDB_NAMESPACE::Slice;
 using ROCKSDB_NAMESPACE::Snapshot;
+using ROCKSDB_NAMESPACE::SstFileWriter;
 using ROCKSDB_NAMESPACE::Status;
 using ROCKSDB_NAMESPACE::WriteBatch;
 using ROCKSDB_NAMESPACE::WriteOptions;
@@ -539,6 +543,100 @@ class DifferentialHarness {
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
 
+  // Bulk loading: one random external file per DB, each built by
+  // SstFileWriter with that DB's own options (so the DUT's in our format),
+  // holding Puts, Merges, Deletes and maybe a DeleteRange over a random run
+  // of keys, then ingested into both with the same random options.
+  void IngestBoth(bool ingest_behind) {
+    const size_t first = rnd_.Uniform(keys_.size());
+    const size_t last =
+        std::min(keys_.size(), first + 4 + rnd_.Uniform(keys_.size() / 3));
+    std::vector<WriteOp> ops;
+    for (size_t i = first; i < last; ++i) {
+      // Single-delete keys keep their one-Put contract (see ChooseWrite).
+      if (IsSingleDeleteKey(i) || rnd_.OneIn(4)) continue;
+      const uint64_t r = rnd_.Uniform(100);
+      WriteOp op{
+          r < 60 ? OpKind::kPut : (r < 80 ? OpKind::kMerge : OpKind::kDelete),
+          i, ""};
+      op.value = op.kind == OpKind::kPut ? MakeValue(&rnd_)
+                 : op.kind == OpKind::kMerge
+                     ? rnd_.Printable(1 + rnd_.Uniform(8))
+                     : "";
+      ops.push_back(op);
+    }
+    if (ops.empty()) return;
+    // A range deletion inside the run, avoiding single-delete keys.
+    std::string range_begin, range_end;
+    if (rnd_.OneIn(3) && last - first > 2) {
+      size_t b = first + rnd_.Uniform(last - first - 1);
+      size_t e = b + 1 + rnd_.Uniform(last - b - 1);
+      bool clean = true;
+      for (size_t i = b; i < e; ++i) clean = clean && !IsSingleDeleteKey(i);
+      if (clean) {
+        range_begin = keys_[b];
+        range_end = keys_[e];
+      }
+    }
+    IngestExternalFileOptions ifo;
+    ifo.write_global_seqno = rnd_.OneIn(2);
+    ifo.move_files = rnd_.OneIn(2);
+    ifo.verify_checksums_before_ingest = rnd_.OneIn(2);
+    ifo.ingest_behind = ingest_behind;
+    const std::string tag = std::to_string(op_counter_.fetch_add(1));
+    std::string what =
+        std::string("Ingest(") + (ingest_behind ? "behind," : "") +
+        "write_global_seqno=" + (ifo.write_global_seqno ? "1" : "0") +
+        ",move_files=" + (ifo.move_files ? "1" : "0");
+    if (!range_begin.empty()) {
+      what += ",DeleteRange(" + Printable(range_begin) + ".." +
+              Printable(range_end) + ")";
+    }
+    what += ")";
+    Event(what);
+    for (const WriteOp& op : ops) {
+      history_[op.key_index].log +=
+          " #" + tag + ":Ingested" +
+          (op.kind == OpKind::kPut
+               ? "Put(" + std::to_string(op.value.size()) + "B)"
+           : op.kind == OpKind::kMerge ? "Merge(" + op.value + ")"
+                                       : std::string("Delete"));
+    }
+    const struct {
+      DB* db;
+      const Options* options;
+      const char* name;
+    } targets[] = {{ref_.get(), &ref_options_, "ref"},
+                   {dut_.get(), &dut_options_, "dut"}};
+    Status results[2];
+    for (int t = 0; t < 2; ++t) {
+      const std::string path =
+          root_ + "/ingest_" + tag + "_" + targets[t].name + ".sst";
+      SstFileWriter writer(EnvOptions(), *targets[t].options);
+      ASSERT_OK(writer.Open(path));
+      for (const WriteOp& op : ops) {
+        const std::string& key = keys_[op.key_index];
+        ASSERT_OK(op.kind == OpKind::kPut     ? writer.Put(key, op.value)
+                  : op.kind == OpKind::kMerge ? writer.Merge(key, op.value)
+                                              : writer.Delete(key));
+      }
+      if (!range_begin.empty()) {
+        ASSERT_OK(writer.DeleteRange(range_begin, range_end));
+      }
+      ASSERT_OK(writer.Finish());
+      results[t] = targets[t].db->IngestExternalFile({path}, ifo);
+    }
+    // Both accept, or both refuse (ingest_behind over overlapping data).
+    ASSERT_EQ(results[0].ok(), results[1].ok())
+        << "ref: " << results[0].ToString()
+        << " dut: " << results[1].ToString();
+    if (!results[0].ok()) {
+      Event("refused: " + results[0].ToString());
+    } else {
+      ingested_files_++;
+    }
+  }
+
   // A random end-of-phase action that moves data between memtable and files.
   void PhaseAction() {
     switch (rnd_.Uniform(6)) {
@@ -810,6 +908,7 @@ class DifferentialHarness {
   const std::vector<std::string>& keys() const { return keys_; }
   std::vector<KeyHistory>* history() { return &history_; }
   std::atomic<uint64_t>* op_counter() { return &op_counter_; }
+  int ingested_files() const { return ingested_files_; }
   int files_checked() const { return files_checked_; }
   int deeper_files_checked() const { return deeper_files_checked_; }
   const std::string& dut_options_string() const { return dut_options_string_; }
@@ -836,6 +935,7 @@ class DifferentialHarness {
   int reopens_ = 0;
   int files_checked_ = 0;
   int deeper_files_checked_ = 0;
+  int ingested_files_ = 0;
 };
 
 // ---------------------------------------------------------------------------
@@ -1008,6 +1108,60 @@ TEST_P(ConcurrentDifferentialDbTest, TwoWritersDisjointKeys) {
 
 INSTANTIATE_TEST_SUITE_P(Cuckoo, ConcurrentDifferentialDbTest,
                          ::testing::ValuesIn(ConcurrentParams()), ParamName);
+
+// Bulk loading mixed into the random workload: external files built by
+// SstFileWriter in each DB's own format, ingested with random options
+// (global seqno written into the file or kept in the DB's metadata, moved or
+// copied), overlapping live data and snapshots; then flushes, compactions
+// and reopens. With allow_ingest_behind the files go below everything.
+class IngestionDifferentialDbTest
+    : public ::testing::TestWithParam<std::tuple<bool, bool, bool>> {};
+
+TEST_P(IngestionDifferentialDbTest, IngestedFilesReadAsInReference) {
+  const auto [mmap, identity, behind] = GetParam();
+  const std::string extra = behind ? ";allow_ingest_behind=true" : "";
+  DifferentialHarness h(kDutVariants[0], mmap, identity, /*seed=*/21, extra);
+  const std::string tag = std::string("ingest_mmap") + (mmap ? "1" : "0") +
+                          "_identity" + (identity ? "1" : "0") +
+                          (behind ? "_behind" : "");
+  ASSERT_NO_FATAL_FAILURE(h.SetUp(tag));
+  SCOPED_TRACE("DUT options " + h.dut_options_string());
+  std::vector<size_t> all(h.keys().size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+
+  // The first file goes into an empty DB.
+  ASSERT_NO_FATAL_FAILURE(h.IngestBoth(/*ingest_behind=*/false));
+  ASSERT_NO_FATAL_FAILURE(h.VerifyAll());
+  const int kPhases = 8;
+  for (int phase = 0; phase < kPhases; ++phase) {
+    SCOPED_TRACE("phase " + std::to_string(phase));
+    for (int i = 0; i < 150 / kWorkScale; ++i) {
+      ASSERT_NO_FATAL_FAILURE(h.RandomStep(all));
+      if (h.rnd()->OneIn(50)) {
+        ASSERT_NO_FATAL_FAILURE(h.IngestBoth(behind && h.rnd()->OneIn(2)));
+      }
+    }
+    ASSERT_NO_FATAL_FAILURE(h.IngestBoth(behind && phase % 2 == 0));
+    ASSERT_NO_FATAL_FAILURE(h.VerifyAll());
+    ASSERT_NO_FATAL_FAILURE(h.PhaseAction());
+    ASSERT_NO_FATAL_FAILURE(h.VerifyAll());
+  }
+  ASSERT_NO_FATAL_FAILURE(h.FlushBoth());
+  ASSERT_NO_FATAL_FAILURE(h.CompactBoth(/*full=*/true));
+  ASSERT_NO_FATAL_FAILURE(h.VerifyAll());
+  ASSERT_NO_FATAL_FAILURE(h.Reopen());
+  ASSERT_NO_FATAL_FAILURE(h.VerifyAll());
+  EXPECT_GE(h.ingested_files(), kPhases);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cuckoo, IngestionDifferentialDbTest,
+    ::testing::Combine(::testing::Bool(), ::testing::Bool(), ::testing::Bool()),
+    [](const auto& info) {
+      return std::string("mmap") + (std::get<0>(info.param) ? "1" : "0") +
+             "_identity" + (std::get<1>(info.param) ? "1" : "0") +
+             (std::get<2>(info.param) ? "_behind" : "");
+    });
 
 // DeleteRange: tombstones in the memtable, then flushed into a table file,
 // then compacted with the keys they cover, must read exactly as in the

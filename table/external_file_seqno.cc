@@ -1,0 +1,102 @@
+#include "table/external_file_seqno.h"
+
+#include <string>
+
+#include "table/sst_file_writer_collectors.h"
+#include "util/coding.h"
+
+namespace rocksdb_cuckoo {
+
+using namespace ROCKSDB_NAMESPACE;
+
+Status ExternalFileSequenceNumber(const TableProperties& properties,
+                                  SequenceNumber largest_seqno,
+                                  SequenceNumber* seqno) {
+  *seqno = kDisableGlobalSequenceNumber;
+  const UserCollectedProperties& user = properties.user_collected_properties;
+  const auto version = user.find(ExternalSstFilePropertyNames::kVersion);
+  const auto global = user.find(ExternalSstFilePropertyNames::kGlobalSeqno);
+  if (version == user.end()) {
+    if (global != user.end()) {
+      return Status::Corruption(
+          "CuckooHashTable: global seqno property in a file that is not an "
+          "external file");
+    }
+    return Status::OK();
+  }
+  if (version->second.size() != 4) {
+    return Status::Corruption(
+        "CuckooHashTable: malformed external file version property");
+  }
+  const uint32_t file_version = DecodeFixed32(version->second.data());
+  if (file_version < 2) {
+    // Version 1 files predate global sequence numbers: entries keep theirs.
+    if (file_version != 1 || global != user.end()) {
+      return Status::Corruption("CuckooHashTable: external file version " +
+                                std::to_string(file_version) +
+                                " with a global seqno property");
+    }
+    return Status::OK();
+  }
+  SequenceNumber assigned = 0;
+  if (global != user.end()) {
+    if (global->second.size() != 8) {
+      return Status::Corruption(
+          "CuckooHashTable: malformed global seqno property");
+    }
+    assigned = DecodeFixed64(global->second.data());
+  }
+  if (largest_seqno != kMaxSequenceNumber) {
+    // write_global_seqno=false leaves the property 0: the DB's number rules.
+    if (assigned == 0) assigned = largest_seqno;
+    if (assigned != largest_seqno) {
+      return Status::Corruption("CuckooHashTable: global seqno property " +
+                                std::to_string(assigned) +
+                                " differs from the file's largest seqno " +
+                                std::to_string(largest_seqno));
+    }
+  }
+  if (assigned > kMaxSequenceNumber) {
+    return Status::Corruption("CuckooHashTable: global seqno " +
+                              std::to_string(assigned) + " out of range");
+  }
+  *seqno = assigned;
+  return Status::OK();
+}
+
+bool FindGlobalSeqnoField(const Slice& properties_block, uint64_t* offset) {
+  // Block layout: entries, then fixed32 restart offsets, then their count
+  // (whose top bit flags a hash index). Each entry is varint32 shared key
+  // bytes, varint32 unshared bytes, varint32 value size, the unshared key
+  // bytes, the value; keys are sorted and share prefixes with the previous.
+  const char* const begin = properties_block.data();
+  const size_t size = properties_block.size();
+  if (size < 4) return false;
+  const uint64_t restarts = DecodeFixed32(begin + size - 4) & 0x7fffffffu;
+  if ((restarts + 1) * 4 > size) return false;
+  const char* const limit = begin + size - (restarts + 1) * 4;
+  const std::string& wanted = ExternalSstFilePropertyNames::kGlobalSeqno;
+  std::string key;
+  for (const char* p = begin; p < limit;) {
+    uint32_t shared, unshared, value_size;
+    p = GetVarint32Ptr(p, limit, &shared);
+    if (p != nullptr) p = GetVarint32Ptr(p, limit, &unshared);
+    if (p != nullptr) p = GetVarint32Ptr(p, limit, &value_size);
+    if (p == nullptr || shared > key.size() ||
+        static_cast<uint64_t>(limit - p) < uint64_t{unshared} + value_size) {
+      return false;
+    }
+    key.resize(shared);
+    key.append(p, unshared);
+    p += unshared;
+    if (key == wanted) {
+      if (value_size != 8) return false;
+      *offset = static_cast<uint64_t>(p - begin);
+      return true;
+    }
+    p += value_size;
+  }
+  return false;
+}
+
+}  // namespace rocksdb_cuckoo
