@@ -168,11 +168,11 @@ case "${1:-}" in
 esac
 
 install_packages
-fetch_rocksdb_source
 if [ "${1:-}" = intree ]; then
-  build_intree "${2:-}"
+  build_intree "${2:-}"   # fetches RocksDB's source only when not cached
   exit 0
 fi
+fetch_rocksdb_source
 configure_and_build build -DCMAKE_BUILD_TYPE=Release
 
 case "${1:-}" in
