@@ -93,7 +93,7 @@ Status Layout::DecodeFrom(const Slice& input, uint64_t file_size) {
       range_del_offset == stash_offset + stash_size() &&
       range_del_size <= file_size &&
       meta_offset == range_del_offset + range_del_size &&
-      meta_size <= file_size &&
+      meta_size <= file_size && properties_size <= meta_size &&
       meta_offset + meta_size + kLayoutSize + kRocksDBFooterSize == file_size &&
       (order_width == 8 || data_size <= UINT32_MAX);
   if (!regions_in_order) {

@@ -17,7 +17,10 @@ void CuckooHashTableIterator::MoveTo(uint64_t index) {
   index_ = index;
   valid_ = false;
   if (index >= reader_->num_entries()) return;
-  if (!reader_->EntryAt(index, &entry_)) {
+  // RocksDB parses every key an iterator yields and asserts on unknown
+  // types: a damaged type byte must stop here.
+  if (!reader_->EntryAt(index, &entry_) ||
+      !IsStoredType(ROCKSDB_NAMESPACE::ExtractValueType(entry_.internal_key))) {
     status_ = Status::Corruption("CuckooHashTable: malformed entry");
     return;
   }

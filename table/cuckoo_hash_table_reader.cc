@@ -12,6 +12,7 @@
 #include "table/cuckoo_hash_table_iterator.h"
 #include "table/external_file_seqno.h"
 #include "table/get_context.h"
+#include "table/meta_block_check.h"
 #include "table/meta_blocks.h"
 #include "table/multiget_context.h"
 #include "table/table_builder.h"
@@ -21,8 +22,6 @@
 namespace rocksdb_cuckoo {
 
 using namespace ROCKSDB_NAMESPACE;
-
-namespace {
 
 // Types a flush or compaction writes as point entries; anything else in a
 // file means it is damaged (and GetContext asserts on unknown types).
@@ -40,8 +39,6 @@ bool IsStoredType(ValueType type) {
       return false;
   }
 }
-
-}  // namespace
 
 Status CuckooHashTableReader::Open(
     const TableReaderOptions& options,
@@ -84,6 +81,8 @@ Status CuckooHashTableReader::Open(
              kRocksDBFooterSize) != 0) {
     return Status::Corruption("CuckooHashTable: footer does not match layout");
   }
+  s = r->CheckMetaBlocks();
+  if (!s.ok()) return s;
   std::unique_ptr<TableProperties> properties;
   s = ReadTableProperties(memory->file(), file_size,
                           kCuckooHashTableMagicNumber, options.ioptions,
@@ -178,6 +177,33 @@ Status CuckooHashTableReader::VerifyPropertiesRegion(
   return Status::OK();
 }
 
+Status CuckooHashTableReader::CheckMetaBlocks() const {
+  const char* meta = data_ + layout_.meta_offset;
+  const Slice properties(meta, layout_.properties_size);
+  const Slice metaindex(meta + layout_.properties_size,
+                        layout_.meta_size - layout_.properties_size);
+  // The metaindex must name exactly the properties block the layout names.
+  bool names_properties = false;
+  const bool metaindex_ok =
+      WalkMetaBlock(metaindex, [&](const BlockEntry& entry) {
+        if (entry.key == kPropertiesBlockName) {
+          Slice value(metaindex.data() + entry.value_offset, entry.value_size);
+          BlockHandle handle;
+          names_properties = handle.DecodeFrom(&value).ok() &&
+                             handle.offset() == layout_.meta_offset &&
+                             handle.size() == layout_.properties_size;
+        }
+        return true;
+      });
+  if (!metaindex_ok || !names_properties) {
+    return Status::Corruption("CuckooHashTable: malformed metaindex block");
+  }
+  if (!WalkMetaBlock(properties, [](const BlockEntry&) { return true; })) {
+    return Status::Corruption("CuckooHashTable: malformed properties block");
+  }
+  return Status::OK();
+}
+
 Status CuckooHashTableReader::LoadRangeTombstones() {
   if (layout_.num_range_dels == 0) return Status::OK();
   std::vector<std::string> keys;
@@ -186,7 +212,8 @@ Status CuckooHashTableReader::LoadRangeTombstones() {
   EntryView entry;
   for (uint64_t offset = 0; offset < layout_.range_del_size;
        offset = entry.next_offset) {
-    if (!ParseEntry(region, layout_.range_del_size, offset, &entry)) {
+    if (!ParseEntry(region, layout_.range_del_size, offset, &entry) ||
+        ExtractValueType(entry.internal_key) != kTypeRangeDeletion) {
       return Status::Corruption("CuckooHashTable: malformed range tombstone");
     }
     keys.push_back(entry.internal_key.ToString());

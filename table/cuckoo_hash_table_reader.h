@@ -16,6 +16,9 @@
 
 namespace rocksdb_cuckoo {
 
+// Whether `type` is one a flush or compaction stores as a point entry.
+bool IsStoredType(ROCKSDB_NAMESPACE::ValueType type);
+
 class CuckooHashTableReader : public ROCKSDB_NAMESPACE::TableReader {
  public:
   static ROCKSDB_NAMESPACE::Status Open(
@@ -85,6 +88,9 @@ class CuckooHashTableReader : public ROCKSDB_NAMESPACE::TableReader {
   // the global seqno field, if the file has one.
   ROCKSDB_NAMESPACE::Status VerifyRegions(uint64_t* seqno_field) const;
   ROCKSDB_NAMESPACE::Status VerifyPropertiesRegion(uint64_t* seqno_field) const;
+  // RocksDB's parser of the properties and metaindex blocks asserts on
+  // malformed blocks: check their structure first.
+  ROCKSDB_NAMESPACE::Status CheckMetaBlocks() const;
   ROCKSDB_NAMESPACE::Status LoadRangeTombstones();
   // Offset of the first entry of user_key's versions, or false if absent.
   bool FindUserKey(const Slice& user_key, const KeyHash& kh,

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "table/meta_block_check.h"
 #include "table/sst_file_writer_collectors.h"
 #include "util/coding.h"
 
@@ -65,38 +66,17 @@ Status ExternalFileSequenceNumber(const TableProperties& properties,
 }
 
 bool FindGlobalSeqnoField(const Slice& properties_block, uint64_t* offset) {
-  // Block layout: entries, then fixed32 restart offsets, then their count
-  // (whose top bit flags a hash index). Each entry is varint32 shared key
-  // bytes, varint32 unshared bytes, varint32 value size, the unshared key
-  // bytes, the value; keys are sorted and share prefixes with the previous.
-  const char* const begin = properties_block.data();
-  const size_t size = properties_block.size();
-  if (size < 4) return false;
-  const uint64_t restarts = DecodeFixed32(begin + size - 4) & 0x7fffffffu;
-  if ((restarts + 1) * 4 > size) return false;
-  const char* const limit = begin + size - (restarts + 1) * 4;
-  const std::string& wanted = ExternalSstFilePropertyNames::kGlobalSeqno;
-  std::string key;
-  for (const char* p = begin; p < limit;) {
-    uint32_t shared, unshared, value_size;
-    p = GetVarint32Ptr(p, limit, &shared);
-    if (p != nullptr) p = GetVarint32Ptr(p, limit, &unshared);
-    if (p != nullptr) p = GetVarint32Ptr(p, limit, &value_size);
-    if (p == nullptr || shared > key.size() ||
-        static_cast<uint64_t>(limit - p) < uint64_t{unshared} + value_size) {
-      return false;
-    }
-    key.resize(shared);
-    key.append(p, unshared);
-    p += unshared;
-    if (key == wanted) {
-      if (value_size != 8) return false;
-      *offset = static_cast<uint64_t>(p - begin);
-      return true;
-    }
-    p += value_size;
-  }
-  return false;
+  bool found = false;
+  const bool well_formed =
+      WalkMetaBlock(properties_block, [&](const BlockEntry& entry) {
+        if (entry.key != ExternalSstFilePropertyNames::kGlobalSeqno) {
+          return true;
+        }
+        found = entry.value_size == 8;
+        *offset = entry.value_offset;
+        return false;
+      });
+  return well_formed && found;
 }
 
 }  // namespace rocksdb_cuckoo

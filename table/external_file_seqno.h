@@ -27,11 +27,11 @@ ROCKSDB_NAMESPACE::Status ExternalFileSequenceNumber(
     ROCKSDB_NAMESPACE::SequenceNumber* seqno);
 
 // Finds the 8-byte value of the global seqno property in a RocksDB
-// properties block by walking its entries with bounds checks only: the
-// checksum over the block must be verified before RocksDB's own parser reads
-// it, and ingestion overwrites this field in place, so the checksum reads it
-// as the zeros SstFileWriter wrote. Returns the value's offset in the block,
-// or false if the block has no such entry (or is malformed).
+// properties block without RocksDB's parser: the checksum over the block is
+// verified before that parser may read it, and ingestion overwrites this
+// field in place, so the checksum reads it as the zeros SstFileWriter wrote.
+// Returns the value's offset in the block, or false if the block has no
+// such entry or is malformed.
 bool FindGlobalSeqnoField(const ROCKSDB_NAMESPACE::Slice& properties_block,
                           uint64_t* offset);
 
