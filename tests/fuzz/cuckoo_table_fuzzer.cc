@@ -437,8 +437,11 @@ void OpenAndExercise(const std::string& file, bool mmap) {
       new BytesFile(file.data(), file.size(), mmap));
   std::unique_ptr<RandomAccessFileReader> file_reader(
       new RandomAccessFileReader(std::move(fs_file), "fuzz.sst"));
+  // Largest seqno unknown (kMaxSequenceNumber): an ingested file's global
+  // seqno property is then taken as it is.
   TableReaderOptions tro(*env.ioptions[mmap], env.moptions.prefix_extractor,
-                         EnvOptions(), env.icomp);
+                         EnvOptions(), env.icomp, false, false, false, -1,
+                         nullptr, 0, "", 0, {}, kMaxSequenceNumber);
   std::unique_ptr<TableReader> reader;
   Status s = env.options.table_factory->NewTableReader(
       tro, std::move(file_reader), file.size(), &reader);

@@ -24,6 +24,7 @@
 #include "rocksdb/options.h"
 #include "table/cuckoo_hash_table.h"
 #include "table/cuckoo_hash_table_format.h"
+#include "table/sst_file_writer_collectors.h"
 #include "table/table_builder.h"
 #include "util/coding.h"
 
@@ -52,8 +53,10 @@ std::string ReadFile(const std::string& path) {
 }
 
 // Builds one file from `entries` (sorted here) with the given options.
+// external_seqno > 0: written like SstFileWriter does, with the properties
+// that make the reader apply a global sequence number (file ingestion).
 Status Build(const std::string& path, const CuckooHashTableOptions& table,
-             std::vector<Entry> entries) {
+             std::vector<Entry> entries, SequenceNumber external_seqno = 0) {
   const InternalKeyComparator icomp(BytewiseComparator());
   std::vector<std::pair<std::string, std::string>> kvs;
   for (const Entry& e : entries) {
@@ -69,6 +72,10 @@ Status Build(const std::string& path, const CuckooHashTableOptions& table,
   const ImmutableOptions ioptions(options);
   const MutableCFOptions moptions(options);
   IntTblPropCollectorFactories collectors;
+  if (external_seqno > 0) {
+    // Written as 0 and set in place at ingestion, as RocksDB does.
+    collectors.emplace_back(new SstFileWriterPropertiesCollectorFactory(2, 0));
+  }
   const CompressionOptions compression_options;
   const std::string cf_name = "default";
 
@@ -83,7 +90,21 @@ Status Build(const std::string& path, const CuckooHashTableOptions& table,
   for (const auto& kv : kvs) builder->Add(kv.first, kv.second);
   s = builder->Finish();
   if (!s.ok()) return s;
-  return writer.Close();
+  s = writer.Close();
+  if (!s.ok() || external_seqno == 0) return s;
+  // The property's value directly follows its name in the block (whose
+  // "rocksdb." prefix the block may share with the key before).
+  std::string contents = ReadFile(path);
+  const std::string name =
+      ExternalSstFilePropertyNames::kGlobalSeqno.substr(sizeof("rocksdb.") - 1);
+  const size_t at = contents.rfind(name);
+  if (at == std::string::npos || at + name.size() + 8 > contents.size()) {
+    return Status::Corruption("global seqno property not found");
+  }
+  EncodeFixed64(&contents[at + name.size()], external_seqno);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+  return out.good() ? Status::OK() : Status::IOError(path);
 }
 
 // The layout block of a file written by Build.
@@ -176,6 +197,7 @@ int main(int argc, char** argv) {
     std::vector<Entry> entries;
     bool want_stash = false;
     bool want_slot_order = false;
+    SequenceNumber external_seqno = 0;
   };
   std::vector<Seed> seeds = {
       {"key_order_mixed_xxh3", With(kXXH3), Mixed(30)},
@@ -196,6 +218,10 @@ int main(int argc, char** argv) {
       {"empty_none", With(kNoChecksum), {}},
       {"empty_crc32c", With(kCRC32c), {}},
       {"single_entry_none", With(kNoChecksum), FixedSize(1), false, true},
+      {"external_seqno_none", With(kNoChecksum), WithRangeDeletions(Mixed(8)),
+       false, false, 7777},
+      {"external_seqno_slot_order_xxh3", With(kXXH3), FixedSize(20), false,
+       true, 8888},
   };
   // Stash: a nearly full table and no eviction chains leave keys homeless.
   // Search the key count for files that really have one.
@@ -220,7 +246,7 @@ int main(int argc, char** argv) {
   int failures = 0;
   for (const Seed& seed : seeds) {
     const std::string path = dir + "/" + seed.name + ".sst";
-    Status s = Build(path, seed.options, seed.entries);
+    Status s = Build(path, seed.options, seed.entries, seed.external_seqno);
     if (!s.ok()) {
       std::fprintf(stderr, "%s: %s\n", seed.name.c_str(), s.ToString().c_str());
       failures++;
@@ -244,7 +270,7 @@ int main(int argc, char** argv) {
       failures++;
     }
   }
-  if (seeds.size() < 18) {
+  if (seeds.size() < 20) {
     std::fprintf(stderr, "no key count gave a stash\n");
     failures++;
   }
