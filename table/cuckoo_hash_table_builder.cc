@@ -67,13 +67,9 @@ CuckooHashTableBuilder::CuckooHashTableBuilder(
   properties_.file_creation_time = tbo.file_creation_time;
   properties_.creation_time = tbo.file_creation_time;
 
+  SetVersionSpecificProperties(tbo, &properties_);
   std::string collector_names;
-  for (auto& factory : *tbo.int_tbl_prop_collector_factories) {
-    collectors_.emplace_back(factory->CreateIntTblPropCollector(
-        tbo.column_family_id, tbo.level_at_creation));
-    collector_names += (collector_names.empty() ? "" : ",");
-    collector_names += collectors_.back()->Name();
-  }
+  CreatePropertyCollectors(tbo, &collectors_, &collector_names);
   properties_.property_collectors_names = "[" + collector_names + "]";
 
   layout_.checksum = options_.checksum;
@@ -81,11 +77,12 @@ CuckooHashTableBuilder::CuckooHashTableBuilder(
   layout_.hash_seed = kHashSeed;
   status_ = CheckComparator(ioptions_.user_comparator);
   if (status_.ok()) status_ = CheckOptions(options_);
+  if (status_.ok()) status_ = PrepareWriteOptions(tbo, &io_options_);
 }
 
 void CuckooHashTableBuilder::Append(const Slice& bytes) {
   if (!io_status_.ok()) return;
-  io_status_ = file_->Append(bytes);
+  io_status_ = AppendToFile(file_, io_options_, bytes);
   if (!io_status_.ok()) {
     status_ = io_status_;
     return;
@@ -119,6 +116,9 @@ void CuckooHashTableBuilder::Add(const Slice& key, const Slice& value) {
                       static_cast<uint32_t>(value.size()), &range_dels_);
     range_dels_.append(key.data(), key.size());
     range_dels_.append(value.data(), value.size());
+    // Counted in num_entries too, as BlockBasedTable does: 9.x checks a
+    // compaction's input count against num_entries - num_range_deletions.
+    properties_.num_entries++;
     properties_.num_range_deletions++;
     NotifyCollectTableCollectorsOnAdd(key, value, data_bytes_, collectors_,
                                       ioptions_.logger);
@@ -341,9 +341,8 @@ void CuckooHashTableBuilder::WriteMetaBlocks() {
 
   PropertyBlockBuilder property_block;
   property_block.AddTableProperty(properties_);
-  property_block.Add(properties_.user_collected_properties);
-  NotifyCollectTableCollectorsOnFinish(collectors_, ioptions_.logger,
-                                       &property_block);
+  AddCollectedProperties(collectors_, ioptions_.logger, &property_block,
+                         &properties_);
   const BlockHandle properties_handle(offset_, 0);
   Append(property_block.Finish());
   MetaIndexBuilder metaindex;
@@ -380,7 +379,8 @@ Status CuckooHashTableBuilder::Finish() {
 
   std::string tail;
   layout_.EncodeTo(&tail);
-  AppendRocksDBFooter(layout_, &tail);
+  status_ = AppendRocksDBFooter(layout_, &tail);
+  if (!status_.ok()) return status_;
   Append(tail);
   return status_;
 }

@@ -14,6 +14,7 @@
 #include "table/cuckoo_placement.h"
 #include "table/format.h"
 #include "table/table_builder.h"
+#include "table/table_builder_compat.h"
 #include "util/checksum.h"
 
 namespace rocksdb_cuckoo {
@@ -56,8 +57,8 @@ class CuckooHashTableBuilder : public ROCKSDB_NAMESPACE::TableBuilder {
   const ROCKSDB_NAMESPACE::ImmutableOptions& ioptions_;
   const CuckooHashTableOptions options_;
   ROCKSDB_NAMESPACE::WritableFileWriter* const file_;
-  std::vector<std::unique_ptr<ROCKSDB_NAMESPACE::IntTblPropCollector>>
-      collectors_;
+  PropertyCollectors collectors_;
+  ROCKSDB_NAMESPACE::IOOptions io_options_;
   ROCKSDB_NAMESPACE::TableProperties properties_;
   ROCKSDB_NAMESPACE::Status status_;
   ROCKSDB_NAMESPACE::IOStatus io_status_;

@@ -140,13 +140,12 @@ Status CuckooHashTableFactory::ValidateOptions(
 }
 
 Status CuckooHashTableFactory::NewTableReader(
-    const ReadOptions& /*read_options*/,
-    const TableReaderOptions& reader_options,
+    const ReadOptions& read_options, const TableReaderOptions& reader_options,
     std::unique_ptr<RandomAccessFileReader>&& file, uint64_t file_size,
     std::unique_ptr<TableReader>* table,
     bool /*prefetch_index_and_filter_in_cache*/) const {
-  return CuckooHashTableReader::Open(reader_options, std::move(file), file_size,
-                                     table);
+  return CuckooHashTableReader::Open(read_options, reader_options,
+                                     std::move(file), file_size, table);
 }
 
 TableBuilder* CuckooHashTableFactory::NewTableBuilder(

@@ -8,10 +8,12 @@
 
 #include "rocksdb/table.h"
 #include "table/cuckoo_hash_table.h"
+#include "table/table_factory_compat.h"
 
 namespace rocksdb_cuckoo {
 
-class CuckooHashTableFactory : public ROCKSDB_NAMESPACE::TableFactory {
+class CuckooHashTableFactory
+    : public CopyableTableFactory<CuckooHashTableFactory> {
  public:
   explicit CuckooHashTableFactory(
       const CuckooHashTableOptions& options = CuckooHashTableOptions());
@@ -19,7 +21,7 @@ class CuckooHashTableFactory : public ROCKSDB_NAMESPACE::TableFactory {
   static const char* kClassName() { return kCuckooHashTableName; }
   const char* Name() const override { return kClassName(); }
 
-  using TableFactory::NewTableReader;
+  using ROCKSDB_NAMESPACE::TableFactory::NewTableReader;
   ROCKSDB_NAMESPACE::Status NewTableReader(
       const ROCKSDB_NAMESPACE::ReadOptions& read_options,
       const ROCKSDB_NAMESPACE::TableReaderOptions& reader_options,

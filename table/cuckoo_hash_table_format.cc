@@ -1,6 +1,7 @@
 #include "table/cuckoo_hash_table_format.h"
 
 #include "table/format.h"
+#include "table/table_builder_compat.h"
 #include "util/checksum.h"
 
 namespace rocksdb_cuckoo {
@@ -109,16 +110,18 @@ Status Layout::DecodeFrom(const Slice& input, uint64_t file_size) {
   return Status::OK();
 }
 
-void AppendRocksDBFooter(const Layout& layout, std::string* dst) {
+Status AppendRocksDBFooter(const Layout& layout, std::string* dst) {
   ROCKSDB_NAMESPACE::FooterBuilder footer;
   const uint64_t metaindex_offset = layout.meta_offset + layout.properties_size;
-  footer.Build(
-      kCuckooHashTableMagicNumber, /*format_version=*/1,
+  Status s = BuildFooter(
+      &footer, kCuckooHashTableMagicNumber, /*format_version=*/1,
       layout.meta_offset + layout.meta_size + kLayoutSize,
       ROCKSDB_NAMESPACE::kNoChecksum,
       ROCKSDB_NAMESPACE::BlockHandle(
           metaindex_offset, layout.meta_size - layout.properties_size));
+  if (!s.ok()) return s;
   dst->append(footer.GetSlice().data(), footer.GetSlice().size());
+  return Status::OK();
 }
 
 void EncodeEntryHeader(uint32_t internal_key_size, uint32_t value_size,

@@ -184,7 +184,7 @@ struct Layout {
 
 // Appends the RocksDB footer that ends a file with this layout. The reader
 // compares the file's footer with it, so the footer is checked too.
-void AppendRocksDBFooter(const Layout& layout, std::string* dst);
+Status AppendRocksDBFooter(const Layout& layout, std::string* dst);
 
 // One entry of the data region, parsed in place.
 struct EntryView {

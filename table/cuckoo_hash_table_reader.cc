@@ -7,7 +7,6 @@
 #include "db/range_tombstone_fragmenter.h"
 #include "file/random_access_file_reader.h"
 #include "memory/arena.h"
-#include "rocksdb/snapshot.h"
 #include "table/cuckoo_hash_table_factory.h"
 #include "table/cuckoo_hash_table_iterator.h"
 #include "table/external_file_seqno.h"
@@ -23,25 +22,8 @@ namespace rocksdb_cuckoo {
 
 using namespace ROCKSDB_NAMESPACE;
 
-// Types a flush or compaction writes as point entries; anything else in a
-// file means it is damaged (and GetContext asserts on unknown types).
-bool IsStoredType(ValueType type) {
-  switch (type) {
-    case kTypeValue:
-    case kTypeDeletion:
-    case kTypeSingleDeletion:
-    case kTypeMerge:
-    case kTypeBlobIndex:
-    case kTypeWideColumnEntity:
-    case kTypeDeletionWithTimestamp:
-      return true;
-    default:
-      return false;
-  }
-}
-
 Status CuckooHashTableReader::Open(
-    const TableReaderOptions& options,
+    const ReadOptions& read_options, const TableReaderOptions& options,
     std::unique_ptr<RandomAccessFileReader>&& file, uint64_t file_size,
     std::unique_ptr<TableReader>* reader) {
   Status s = CheckComparator(options.ioptions.user_comparator);
@@ -51,7 +33,7 @@ Status CuckooHashTableReader::Open(
                               std::to_string(file_size) + " bytes)");
   }
   PinnedFileMemory* memory = nullptr;
-  s = PinnedFileMemory::Open(std::move(file), file_size,
+  s = PinnedFileMemory::Open(std::move(file), file_size, read_options,
                              options.ioptions.allow_mmap_reads, &memory);
   if (!s.ok()) return s;
   // From here the reader (or this guard, on error) owns `memory`.
@@ -76,7 +58,8 @@ Status CuckooHashTableReader::Open(
   // RocksDB's property reader below trusts the footer; make sure it is
   // exactly the one this layout implies.
   std::string footer;
-  AppendRocksDBFooter(layout, &footer);
+  s = AppendRocksDBFooter(layout, &footer);
+  if (!s.ok()) return s;
   if (memcmp(footer.data(), base + file_size - kRocksDBFooterSize,
              kRocksDBFooterSize) != 0) {
     return Status::Corruption("CuckooHashTable: footer does not match layout");
@@ -84,9 +67,8 @@ Status CuckooHashTableReader::Open(
   s = r->CheckMetaBlocks();
   if (!s.ok()) return s;
   std::unique_ptr<TableProperties> properties;
-  s = ReadTableProperties(memory->file(), file_size,
-                          kCuckooHashTableMagicNumber, options.ioptions,
-                          &properties);
+  s = ReadProperties(memory->file(), file_size, kCuckooHashTableMagicNumber,
+                     options.ioptions, read_options, &properties);
   if (!s.ok()) return s;
   // The checksum forgave the field it found; it must be the one RocksDB
   // reads (and ingestion writes).
@@ -235,16 +217,11 @@ Status CuckooHashTableReader::LoadRangeTombstones() {
   return Status::OK();
 }
 
-FragmentedRangeTombstoneIterator*
-CuckooHashTableReader::NewRangeTombstoneIterator(
-    const ReadOptions& read_options) {
+FragmentedRangeTombstoneIterator* CuckooHashTableReader::TombstonesAt(
+    SequenceNumber sequence) {
   if (range_tombstones_ == nullptr) return nullptr;
-  const SequenceNumber snapshot =
-      read_options.snapshot != nullptr
-          ? read_options.snapshot->GetSequenceNumber()
-          : kMaxSequenceNumber;
   return new FragmentedRangeTombstoneIterator(range_tombstones_, icomp_,
-                                              snapshot);
+                                              sequence);
 }
 
 Status CuckooHashTableReader::VerifyChecksum(const ReadOptions& /*options*/,
@@ -339,12 +316,12 @@ Status CuckooHashTableReader::SaveVersions(uint64_t offset,
     const SequenceNumber entry_sequence = SequenceOf(packed);
     if (entry_sequence <= sequence) {
       if (!pinner.HasCleanups()) memory_->PinTo(&pinner);
-      bool matched;
-      if (!get_context->SaveValue(
-              ParsedInternalKey(entry_user_key, entry_sequence, type),
-              entry.value, &matched, &pinner)) {
-        break;
-      }
+      Status read_status;
+      const bool more = SaveToGetContext(
+          get_context, ParsedInternalKey(entry_user_key, entry_sequence, type),
+          entry.value, &pinner, &read_status);
+      if (!read_status.ok()) return read_status;
+      if (!more) break;
     }
     // With one entry per user key the group ends here; in slot order the
     // next bytes may be an empty slot, not an entry.
@@ -478,21 +455,12 @@ InternalIterator* CuckooHashTableReader::NewIterator(
   return new (mem) CuckooHashTableIterator(this);
 }
 
-uint64_t CuckooHashTableReader::ApproximateOffsetOf(
-    const Slice& key, TableReaderCaller /*caller*/) {
+uint64_t CuckooHashTableReader::OffsetOf(const Slice& key) {
   // By position in key order, scaled to the whole file: entry offsets are
   // not monotonic when the data is in slot order.
   if (layout_.num_entries == 0) return 0;
   return static_cast<uint64_t>(static_cast<double>(LowerBound(key)) /
                                layout_.num_entries * memory_->size());
-}
-
-uint64_t CuckooHashTableReader::ApproximateSize(const Slice& start,
-                                                const Slice& end,
-                                                TableReaderCaller caller) {
-  const uint64_t begin = ApproximateOffsetOf(start, caller);
-  const uint64_t finish = ApproximateOffsetOf(end, caller);
-  return finish > begin ? finish - begin : 0;
 }
 
 Status CuckooHashTableReader::ApproximateKeyAnchors(

@@ -12,16 +12,14 @@
 #include "db/range_tombstone_fragmenter.h"
 #include "table/cuckoo_hash_table_format.h"
 #include "table/pinned_file_memory.h"
-#include "table/table_reader.h"
+#include "table/table_reader_compat.h"
 
 namespace rocksdb_cuckoo {
 
-// Whether `type` is one a flush or compaction stores as a point entry.
-bool IsStoredType(ROCKSDB_NAMESPACE::ValueType type);
-
-class CuckooHashTableReader : public ROCKSDB_NAMESPACE::TableReader {
+class CuckooHashTableReader : public VersionNeutralTableReader {
  public:
   static ROCKSDB_NAMESPACE::Status Open(
+      const ROCKSDB_NAMESPACE::ReadOptions& read_options,
       const ROCKSDB_NAMESPACE::TableReaderOptions& options,
       std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader>&& file,
       uint64_t file_size,
@@ -35,10 +33,6 @@ class CuckooHashTableReader : public ROCKSDB_NAMESPACE::TableReader {
       ROCKSDB_NAMESPACE::TableReaderCaller caller,
       size_t compaction_readahead_size, bool allow_unprepared_value) override;
 
-  ROCKSDB_NAMESPACE::FragmentedRangeTombstoneIterator*
-  NewRangeTombstoneIterator(
-      const ROCKSDB_NAMESPACE::ReadOptions& read_options) override;
-
   ROCKSDB_NAMESPACE::Status Get(
       const ROCKSDB_NAMESPACE::ReadOptions& read_options, const Slice& key,
       ROCKSDB_NAMESPACE::GetContext* get_context,
@@ -51,11 +45,6 @@ class CuckooHashTableReader : public ROCKSDB_NAMESPACE::TableReader {
                 const ROCKSDB_NAMESPACE::SliceTransform* prefix_extractor,
                 bool skip_filters) override;
 
-  uint64_t ApproximateOffsetOf(
-      const Slice& key, ROCKSDB_NAMESPACE::TableReaderCaller caller) override;
-  uint64_t ApproximateSize(
-      const Slice& start, const Slice& end,
-      ROCKSDB_NAMESPACE::TableReaderCaller caller) override;
   ROCKSDB_NAMESPACE::Status ApproximateKeyAnchors(
       const ROCKSDB_NAMESPACE::ReadOptions& read_options,
       std::vector<Anchor>& anchors) override;
@@ -80,6 +69,11 @@ class CuckooHashTableReader : public ROCKSDB_NAMESPACE::TableReader {
   ROCKSDB_NAMESPACE::SequenceNumber global_seqno() const {
     return global_seqno_;
   }
+
+ protected:
+  uint64_t OffsetOf(const Slice& key) override;
+  ROCKSDB_NAMESPACE::FragmentedRangeTombstoneIterator* TombstonesAt(
+      ROCKSDB_NAMESPACE::SequenceNumber sequence) override;
 
  private:
   CuckooHashTableReader(const ROCKSDB_NAMESPACE::TableReaderOptions& options,
@@ -130,7 +124,7 @@ class CuckooHashTableReader : public ROCKSDB_NAMESPACE::TableReader {
   // File offset of the global seqno property's value; 0: none.
   uint64_t seqno_field_offset_ = 0;
   // Fragmented once at open, shared by every tombstone iterator.
-  std::shared_ptr<const ROCKSDB_NAMESPACE::FragmentedRangeTombstoneList>
+  std::shared_ptr<ROCKSDB_NAMESPACE::FragmentedRangeTombstoneList>
       range_tombstones_;
 };
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "file/random_access_file_reader.h"
+#include "table/table_reader_compat.h"
 
 namespace rocksdb_cuckoo {
 
@@ -28,9 +29,10 @@ int ThreadStripe(int stripes) {
 }
 }  // namespace
 
-Status PinnedFileMemory::Open(std::unique_ptr<RandomAccessFileReader>&& file,
-                              uint64_t file_size, bool mmap,
-                              PinnedFileMemory** memory) {
+Status PinnedFileMemory::Open(
+    std::unique_ptr<RandomAccessFileReader>&& file, uint64_t file_size,
+    const ROCKSDB_NAMESPACE::ReadOptions& read_options, bool mmap,
+    PinnedFileMemory** memory) {
   std::unique_ptr<PinnedFileMemory, void (*)(PinnedFileMemory*)> m(
       new PinnedFileMemory(), [](PinnedFileMemory* p) { delete p; });
   m->size_ = file_size;
@@ -52,9 +54,8 @@ Status PinnedFileMemory::Open(std::unique_ptr<RandomAccessFileReader>&& file,
     }
   }
   Slice contents;
-  IOStatus s =
-      file->Read(ROCKSDB_NAMESPACE::IOOptions(), 0, file_size, &contents,
-                 m->buffer_, nullptr, ROCKSDB_NAMESPACE::Env::IO_TOTAL);
+  IOStatus s = ReadFilePrefix(file.get(), read_options, file_size, &contents,
+                              m->buffer_);
   if (!s.ok()) return std::move(s);
   if (contents.size() != file_size) {
     return Status::Corruption("CuckooHashTable: file truncated: read " +

@@ -25,7 +25,8 @@
 
 namespace ROCKSDB_NAMESPACE {
 class RandomAccessFileReader;
-}
+struct ReadOptions;
+}  // namespace ROCKSDB_NAMESPACE
 
 namespace rocksdb_cuckoo {
 
@@ -35,7 +36,8 @@ class PinnedFileMemory {
   // opened with allow_mmap_reads), reads it into a buffer otherwise.
   static ROCKSDB_NAMESPACE::Status Open(
       std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader>&& file,
-      uint64_t file_size, bool mmap, PinnedFileMemory** memory);
+      uint64_t file_size, const ROCKSDB_NAMESPACE::ReadOptions& read_options,
+      bool mmap, PinnedFileMemory** memory);
 
   const char* data() const { return data_; }
   uint64_t size() const { return size_; }

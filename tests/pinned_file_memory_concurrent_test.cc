@@ -58,7 +58,7 @@ class PinnedFileMemoryTest : public ::testing::TestWithParam<bool> {
     PinnedFileMemory* memory = nullptr;
     Status s = PinnedFileMemory::Open(
         std::make_unique<RandomAccessFileReader>(std::move(counted), path_),
-        contents_.size(), GetParam(), &memory);
+        contents_.size(), ReadOptions(), GetParam(), &memory);
     EXPECT_TRUE(s.ok()) << s.ToString();
     return memory;
   }

@@ -1,0 +1,114 @@
+// What differs between RocksDB 7.8 and 9.x in the interfaces a table
+// builder calls, kept here so the builder itself is version-neutral.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "file/writable_file_writer.h"
+#include "rocksdb/version.h"
+#include "table/format.h"
+#include "table/meta_blocks.h"
+#include "table/table_builder.h"
+
+namespace rocksdb_cuckoo {
+
+#if ROCKSDB_MAJOR >= 9
+using PropertyCollector = ROCKSDB_NAMESPACE::InternalTblPropColl;
+#else
+using PropertyCollector = ROCKSDB_NAMESPACE::IntTblPropCollector;
+#endif
+using PropertyCollectors = std::vector<std::unique_ptr<PropertyCollector>>;
+
+// The DB's table property collectors for a new file, and their names.
+inline void CreatePropertyCollectors(
+    const ROCKSDB_NAMESPACE::TableBuilderOptions& tbo,
+    PropertyCollectors* collectors, std::string* names) {
+#if ROCKSDB_MAJOR >= 9
+  for (auto& factory : *tbo.internal_tbl_prop_coll_factories) {
+    PropertyCollector* collector = factory->CreateInternalTblPropColl(
+        tbo.column_family_id, tbo.level_at_creation, tbo.ioptions.num_levels);
+#else
+  for (auto& factory : *tbo.int_tbl_prop_collector_factories) {
+    PropertyCollector* collector = factory->CreateIntTblPropCollector(
+        tbo.column_family_id, tbo.level_at_creation);
+#endif
+    if (collector == nullptr) continue;  // a factory may decline this file
+    collectors->emplace_back(collector);
+    names->append(names->empty() ? "" : ",").append(collector->Name());
+  }
+}
+
+// Properties that only 9.x's TableProperties carries.
+inline void SetVersionSpecificProperties(
+    const ROCKSDB_NAMESPACE::TableBuilderOptions& tbo,
+    ROCKSDB_NAMESPACE::TableProperties* properties) {
+#if ROCKSDB_MAJOR >= 9
+  properties->newest_key_time = static_cast<uint64_t>(tbo.newest_key_time);
+#else
+  (void)tbo;
+  (void)properties;
+#endif
+}
+
+// I/O options for the file's writes. 9.x takes them (priority, I/O
+// activity) from the WriteOptions of the flush or compaction.
+inline ROCKSDB_NAMESPACE::IOStatus PrepareWriteOptions(
+    const ROCKSDB_NAMESPACE::TableBuilderOptions& tbo,
+    ROCKSDB_NAMESPACE::IOOptions* io_options) {
+#if ROCKSDB_MAJOR >= 9
+  return ROCKSDB_NAMESPACE::WritableFileWriter::PrepareIOOptions(
+      tbo.write_options, *io_options);
+#else
+  (void)tbo;
+  (void)io_options;
+  return ROCKSDB_NAMESPACE::IOStatus::OK();
+#endif
+}
+
+inline ROCKSDB_NAMESPACE::IOStatus AppendToFile(
+    ROCKSDB_NAMESPACE::WritableFileWriter* file,
+    const ROCKSDB_NAMESPACE::IOOptions& io_options,
+    const ROCKSDB_NAMESPACE::Slice& data) {
+#if ROCKSDB_MAJOR >= 9
+  return file->Append(io_options, data);
+#else
+  (void)io_options;
+  return file->Append(data);
+#endif
+}
+
+// Adds the user-collected properties, ours and the collectors', to the
+// properties block. 9.x also records them in `properties`.
+inline void AddCollectedProperties(
+    const PropertyCollectors& collectors, ROCKSDB_NAMESPACE::Logger* logger,
+    ROCKSDB_NAMESPACE::PropertyBlockBuilder* block,
+    ROCKSDB_NAMESPACE::TableProperties* properties) {
+#if ROCKSDB_MAJOR >= 9
+  ROCKSDB_NAMESPACE::NotifyCollectTableCollectorsOnFinish(
+      collectors, logger, block, properties->user_collected_properties,
+      properties->readable_properties);
+#else
+  block->Add(properties->user_collected_properties);
+  ROCKSDB_NAMESPACE::NotifyCollectTableCollectorsOnFinish(collectors, logger,
+                                                          block);
+#endif
+}
+
+// RocksDB's footer; 9.x's builder can refuse its arguments.
+inline ROCKSDB_NAMESPACE::Status BuildFooter(
+    ROCKSDB_NAMESPACE::FooterBuilder* footer, uint64_t magic_number,
+    uint32_t format_version, uint64_t footer_offset,
+    ROCKSDB_NAMESPACE::ChecksumType checksum,
+    const ROCKSDB_NAMESPACE::BlockHandle& metaindex) {
+#if ROCKSDB_MAJOR >= 9
+  return footer->Build(magic_number, format_version, footer_offset, checksum,
+                       metaindex);
+#else
+  footer->Build(magic_number, format_version, footer_offset, checksum,
+                metaindex);
+  return ROCKSDB_NAMESPACE::Status::OK();
+#endif
+}
+
+}  // namespace rocksdb_cuckoo

@@ -1,0 +1,155 @@
+// What differs between RocksDB 7.8 and 9.x in the interfaces a table reader
+// implements and calls, kept here so the reader itself is version-neutral.
+#pragma once
+
+#include <memory>
+
+#include "db/dbformat.h"
+#include "db/range_tombstone_fragmenter.h"
+#include "file/random_access_file_reader.h"
+#include "rocksdb/options.h"
+#include "rocksdb/snapshot.h"
+#include "rocksdb/version.h"
+#include "table/get_context.h"
+#include "table/meta_blocks.h"
+#include "table/table_reader.h"
+
+#if ROCKSDB_MAJOR != 7 && ROCKSDB_MAJOR != 9
+#error "rocksdb-cuckoo supports RocksDB 7.8 and 9.x"
+#endif
+
+namespace rocksdb_cuckoo {
+
+// A TableReader whose version-dependent virtuals forward to version-neutral
+// ones, which the reader implements.
+class VersionNeutralTableReader : public ROCKSDB_NAMESPACE::TableReader {
+ public:
+#if ROCKSDB_MAJOR >= 9
+  uint64_t ApproximateOffsetOf(const ROCKSDB_NAMESPACE::ReadOptions&,
+                               const ROCKSDB_NAMESPACE::Slice& key,
+                               ROCKSDB_NAMESPACE::TableReaderCaller) override {
+    return OffsetOf(key);
+  }
+  uint64_t ApproximateSize(const ROCKSDB_NAMESPACE::ReadOptions&,
+                           const ROCKSDB_NAMESPACE::Slice& start,
+                           const ROCKSDB_NAMESPACE::Slice& end,
+                           ROCKSDB_NAMESPACE::TableReaderCaller) override {
+    return SizeBetween(start, end);
+  }
+  // 9.x's level iterator asks files below L0 for their tombstones by
+  // sequence number; the default answer (none) would make iterators ignore
+  // range deletions there.
+  ROCKSDB_NAMESPACE::FragmentedRangeTombstoneIterator*
+  NewRangeTombstoneIterator(
+      ROCKSDB_NAMESPACE::SequenceNumber read_seqno,
+      const ROCKSDB_NAMESPACE::Slice* /*timestamp*/) override {
+    return TombstonesAt(read_seqno);
+  }
+#else
+  uint64_t ApproximateOffsetOf(const ROCKSDB_NAMESPACE::Slice& key,
+                               ROCKSDB_NAMESPACE::TableReaderCaller) override {
+    return OffsetOf(key);
+  }
+  uint64_t ApproximateSize(const ROCKSDB_NAMESPACE::Slice& start,
+                           const ROCKSDB_NAMESPACE::Slice& end,
+                           ROCKSDB_NAMESPACE::TableReaderCaller) override {
+    return SizeBetween(start, end);
+  }
+#endif
+  ROCKSDB_NAMESPACE::FragmentedRangeTombstoneIterator*
+  NewRangeTombstoneIterator(
+      const ROCKSDB_NAMESPACE::ReadOptions& read_options) override {
+    return TombstonesAt(read_options.snapshot != nullptr
+                            ? read_options.snapshot->GetSequenceNumber()
+                            : ROCKSDB_NAMESPACE::kMaxSequenceNumber);
+  }
+
+ protected:
+  // Bytes of the file before the first entry >= key, estimated.
+  virtual uint64_t OffsetOf(const ROCKSDB_NAMESPACE::Slice& key) = 0;
+  uint64_t SizeBetween(const ROCKSDB_NAMESPACE::Slice& start,
+                       const ROCKSDB_NAMESPACE::Slice& end) {
+    const uint64_t begin = OffsetOf(start);
+    const uint64_t finish = OffsetOf(end);
+    return finish > begin ? finish - begin : 0;
+  }
+  // The file's range tombstones visible at `sequence`, or nullptr if none.
+  virtual ROCKSDB_NAMESPACE::FragmentedRangeTombstoneIterator* TombstonesAt(
+      ROCKSDB_NAMESPACE::SequenceNumber sequence) = 0;
+};
+
+// Types a flush or compaction stores as point entries; anything else in a
+// file means it is damaged (GetContext and ParseInternalKey assert on
+// unknown types). 9.x adds TimedPut's value with a preferred seqno.
+inline bool IsStoredType(ROCKSDB_NAMESPACE::ValueType type) {
+  using namespace ROCKSDB_NAMESPACE;
+  switch (type) {
+    case kTypeValue:
+    case kTypeDeletion:
+    case kTypeSingleDeletion:
+    case kTypeMerge:
+    case kTypeBlobIndex:
+    case kTypeWideColumnEntity:
+    case kTypeDeletionWithTimestamp:
+#if ROCKSDB_MAJOR >= 9
+    case kTypeValuePreferredSeqno:
+#endif
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Feeds one version to a GetContext; false when the lookup is complete.
+// 9.x also reports a failed read (say, a merge operator error) there.
+inline bool SaveToGetContext(ROCKSDB_NAMESPACE::GetContext* get_context,
+                             const ROCKSDB_NAMESPACE::ParsedInternalKey& key,
+                             const ROCKSDB_NAMESPACE::Slice& value,
+                             ROCKSDB_NAMESPACE::Cleanable* pinner,
+                             ROCKSDB_NAMESPACE::Status* read_status) {
+  bool matched = false;
+#if ROCKSDB_MAJOR >= 9
+  return get_context->SaveValue(key, value, &matched, read_status, pinner);
+#else
+  (void)read_status;
+  return get_context->SaveValue(key, value, &matched, pinner);
+#endif
+}
+
+// Reads [0, n) of the file. 9.x takes the I/O options (priority, I/O
+// activity) from the ReadOptions of the operation that opens the table.
+inline ROCKSDB_NAMESPACE::IOStatus ReadFilePrefix(
+    ROCKSDB_NAMESPACE::RandomAccessFileReader* file,
+    const ROCKSDB_NAMESPACE::ReadOptions& read_options, uint64_t n,
+    ROCKSDB_NAMESPACE::Slice* result, char* scratch) {
+#if ROCKSDB_MAJOR >= 9
+  ROCKSDB_NAMESPACE::IOOptions io_options;
+  ROCKSDB_NAMESPACE::IOStatus s =
+      file->PrepareIOOptions(read_options, io_options);
+  if (!s.ok()) return s;
+  return file->Read(io_options, 0, static_cast<size_t>(n), result, scratch,
+                    nullptr);
+#else
+  return file->Read(ROCKSDB_NAMESPACE::IOOptions(), 0, static_cast<size_t>(n),
+                    result, scratch, nullptr,
+                    read_options.rate_limiter_priority);
+#endif
+}
+
+// RocksDB's reader of the properties block (through the footer).
+inline ROCKSDB_NAMESPACE::Status ReadProperties(
+    ROCKSDB_NAMESPACE::RandomAccessFileReader* file, uint64_t file_size,
+    uint64_t magic_number, const ROCKSDB_NAMESPACE::ImmutableOptions& ioptions,
+    const ROCKSDB_NAMESPACE::ReadOptions& read_options,
+    std::unique_ptr<ROCKSDB_NAMESPACE::TableProperties>* properties) {
+#if ROCKSDB_MAJOR >= 9
+  return ROCKSDB_NAMESPACE::ReadTableProperties(
+      file, file_size, magic_number, ioptions, read_options, properties);
+#else
+  (void)read_options;
+  return ROCKSDB_NAMESPACE::ReadTableProperties(file, file_size, magic_number,
+                                                ioptions, properties);
+#endif
+}
+
+}  // namespace rocksdb_cuckoo
