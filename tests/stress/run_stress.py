@@ -111,6 +111,8 @@ def env_for(args, work):
     # Release build: db_crashtest.py then turns read faults and mocked direct
     # IO off (both need a debug build).
     env["DEBUG_LEVEL"] = "0"
+    if args.preload:
+        env["LD_PRELOAD"] = args.preload
     if args.table_options is not None:
         env["CUCKOO_TABLE_OPTIONS"] = args.table_options
     if args.memtable_options is not None:
@@ -245,6 +247,9 @@ def main():
     ap.add_argument("--bin_dir", default=DEFAULT_BIN,
                     help="folder holding db_stress (in-tree build, plugin "
                          "compiled in)")
+    ap.add_argument("--preload", default=None,
+                    help="LD_PRELOAD for a db_stress built without the plugin "
+                         "(build/librocksdb_cuckoo.so)")
     ap.add_argument("--crashtest", default=None,
                     help="db_crashtest.py (default: from the RocksDB source)")
     ap.add_argument("--duration", type=int, default=None,
@@ -285,8 +290,12 @@ def main():
     args.seed = d(args.seed, int(time.time()) % 100000, int(time.time()) % 100000)
     args.timeout = d(args.timeout, 240, 7200)
     args.extra = dict(e.lstrip("-").split("=", 1) for e in args.extra)
-    args.crashtest = args.crashtest or os.path.join(
-        REPO, ".deps", "rocksdb-src", "tools", "db_crashtest.py")
+    # The script of the same source tree as db_stress, else Debian's source.
+    if args.crashtest is None:
+        args.crashtest = os.path.join(args.bin_dir, "tools", "db_crashtest.py")
+        if not os.path.exists(args.crashtest):
+            args.crashtest = os.path.join(
+                REPO, ".deps", "rocksdb-src", "tools", "db_crashtest.py")
     for path in (os.path.join(args.bin_dir, "db_stress"), args.crashtest):
         if not os.path.exists(path):
             log("missing %s (build it with ./setup.sh intree)" % path)

@@ -35,18 +35,15 @@ def flag_defaults(db_stress):
     out = subprocess.run([db_stress, "--helpfull"], capture_output=True,
                          text=True).stdout
     defaults = {}
-    name = None
-    for line in out.splitlines():
-        m = re.match(r"\s+-(\w+) ", line)
+    # gflags wraps an entry over lines: "-name (text) type: T default: V".
+    for entry in re.split(r"\n\s+-(?=\w+ \()", out):
+        m = re.match(r"(\w+) \(.*?type: (\w+)\s+default: (\"[^\"]*\"|\S+)",
+                     entry, re.S)
         if m:
-            name = m.group(1)
-        m = re.search(r"type: (\w+) default: (.*)$", line)
-        if m and name:
-            value = m.group(2).strip()
-            if m.group(1) == "string":
+            value = m.group(3)
+            if m.group(2) == "string":
                 value = value.strip('"')
-            defaults[name] = value
-            name = None
+            defaults[m.group(1)] = value
     if "prefix_size" not in defaults:
         raise RuntimeError(f"cannot read flag defaults from {db_stress} --helpfull")
     return defaults
