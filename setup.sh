@@ -21,6 +21,13 @@ jobs=${JOBS:-$(nproc)}
 cache_root=${ROCKSDB_CUCKOO_CACHE:-$HOME/.cache/rocksdb-cuckoo}
 intree_default_version=7.8.3
 intree_tools=(db_bench ldb sst_dump db_stress)
+# RocksDB's release build (-O2, NDEBUG, -fno-rtti). Static libraries (the
+# Makefile's default LIB_MODE, forced by the static_lib goal): tools linked to
+# a librocksdb.so would load Debian's system library, which has the same
+# soname, instead of ours. PORTABLE=1 (no -march=native): the cache may be
+# restored on another CPU, and GCC 12 fails 7.8.3's util/xxhash.cc with
+# -Werror on AVX-512 machines (maybe-uninitialized in its own intrinsics).
+intree_make_args=(DEBUG_LEVEL=0 PORTABLE=1 ROCKSDB_PLUGINS=cuckoo)
 
 packages=(build-essential cmake ninja-build pkg-config dpkg-dev
   librocksdb-dev rocksdb-tools libgflags-dev libgtest-dev libgmock-dev
@@ -108,8 +115,8 @@ intree_source() {
   mv "$tmp" "$dir"
 }
 
-# Builds RocksDB $1's release configuration (make DEBUG_LEVEL=0: -O2, NDEBUG,
-# -fno-rtti, static librocksdb.a) with ROCKSDB_PLUGINS=cuckoo. Re-running
+# Builds RocksDB $1's release configuration with ROCKSDB_PLUGINS=cuckoo
+# (intree_make_args). Re-running
 # rebuilds only what changed: install_in_tree.sh rewrites only files whose
 # content differs.
 build_intree() {
@@ -121,22 +128,17 @@ build_intree() {
   flock "$lock"
   intree_source "$version"
   "$top/plugin/install_in_tree.sh" "$dir" >/dev/null
-  # RocksDB's default flags include -march=native: a cache restored on
-  # another CPU must start over rather than keep objects it cannot run.
-  local cpu
-  cpu=$(g++ -march=native -Q --help=target 2>/dev/null | md5sum | cut -c1-32)
-  if [ -f "$dir/.rocksdb_cuckoo_cpu" ] && [ "$(cat "$dir/.rocksdb_cuckoo_cpu")" != "$cpu" ]; then
-    echo "setup: in-tree objects were built for another CPU; rebuilding all"
+  # Objects do not depend on the make variables: start over when they change.
+  local stamp="$dir/.rocksdb_cuckoo_make_args"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" != "${intree_make_args[*]}" ]; then
+    echo "setup: in-tree make arguments changed; rebuilding everything"
     (cd "$dir" && make clean >/dev/null 2>&1) || true
   fi
-  echo "$cpu" >"$dir/.rocksdb_cuckoo_cpu"
+  echo "${intree_make_args[*]}" >"$stamp"
   echo "setup: building in-tree RocksDB $version (log: $dir/make.log)"
   start=$SECONDS
-  # Static libraries (the Makefile's default LIB_MODE, forced by static_lib):
-  # tools built against a librocksdb.so would load Debian's system library,
-  # which has the same soname, instead of ours.
   if ! (cd "$dir" && env -u USE_RTTI -u LIB_MODE -u EXTRA_CXXFLAGS \
-      make -j "$jobs" DEBUG_LEVEL=0 ROCKSDB_PLUGINS=cuckoo \
+      make -j "$jobs" "${intree_make_args[@]}" \
       static_lib "${intree_tools[@]}") >"$dir/make.log" 2>&1; then
     tail -n 40 "$dir/make.log" >&2
     echo "setup: in-tree build failed; see $dir/make.log" >&2
