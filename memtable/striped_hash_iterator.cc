@@ -7,6 +7,7 @@ namespace rocksdb_cuckoo {
 namespace {
 
 using ROCKSDB_NAMESPACE::Slice;
+using ROCKSDB_NAMESPACE::Status;
 
 // A flush or scan visits heads in key order but in random memory order:
 // fetch this many heads ahead, both lines of a typical small entry.
@@ -132,6 +133,54 @@ void StripedHashIterator::SeekForPrev(const Slice& internal_key,
 }
 
 void StripedHashIterator::SeekToFirst() { ToHead(0); }
+
+Status StripedHashIterator::CheckOrder(const char* before, const char* after,
+                                       bool allow_data_in_errors) {
+  if (comparator_(before, after) < 0) return Status::OK();
+  std::string message = "striped_hash: iterator keys out of order";
+  if (allow_data_in_errors) {
+    message += ": " + DecodeEntryKey(before).user_key.ToString(true) +
+               " then " + DecodeEntryKey(after).user_key.ToString(true);
+  }
+  node_ = nullptr;
+  return Status::Corruption(message);
+}
+
+Status StripedHashIterator::NextChecked(bool allow_data_in_errors) {
+  const char* before = key();
+  Next();
+  return Valid() ? CheckOrder(before, key(), allow_data_in_errors)
+                 : Status::OK();
+}
+
+Status StripedHashIterator::PrevChecked(bool allow_data_in_errors) {
+  const char* after = key();
+  Prev();
+  return Valid() ? CheckOrder(key(), after, allow_data_in_errors)
+                 : Status::OK();
+}
+
+Status StripedHashIterator::SeekChecked(const Slice& internal_key,
+                                        const char* memtable_key,
+                                        bool allow_data_in_errors) {
+  Seek(internal_key, memtable_key);
+  if (!Valid()) return Status::OK();
+  // The entry found is >= the target, and the one before it < the target.
+  const char* target = Target(internal_key, memtable_key);
+  if (comparator_(key(), target) < 0) {
+    return CheckOrder(target, key(), allow_data_in_errors);
+  }
+  const HashNode* found = node_;
+  const size_t found_index = index_;
+  Prev();
+  Status s =
+      Valid() ? CheckOrder(key(), target, allow_data_in_errors) : Status::OK();
+  if (s.ok()) {
+    index_ = found_index;
+    node_ = const_cast<HashNode*>(found);
+  }
+  return s;
+}
 
 void StripedHashIterator::SeekToLast() {
   if (view_->size() == 0) {

@@ -7,12 +7,14 @@
 #include <memory>
 #include <string>
 
+#include "memtable/memtable_rep_compat.h"
 #include "memtable/sorted_view.h"
 #include "rocksdb/memtablerep.h"
 
 namespace rocksdb_cuckoo {
 
-class StripedHashIterator : public ROCKSDB_NAMESPACE::MemTableRep::Iterator {
+class StripedHashIterator
+    : public ValidatingMemTableIterator<StripedHashIterator> {
  public:
   using KeyComparator = ROCKSDB_NAMESPACE::MemTableRep::KeyComparator;
 
@@ -30,12 +32,24 @@ class StripedHashIterator : public ROCKSDB_NAMESPACE::MemTableRep::Iterator {
   void SeekToFirst() override;
   void SeekToLast() override;
 
+  // Moves that also check the order of what they pass: Corruption (naming
+  // keys only if allow_data_in_errors) and an invalid iterator when keys are
+  // out of order, as memory damage would leave them.
+  ROCKSDB_NAMESPACE::Status NextChecked(bool allow_data_in_errors);
+  ROCKSDB_NAMESPACE::Status PrevChecked(bool allow_data_in_errors);
+  ROCKSDB_NAMESPACE::Status SeekChecked(
+      const ROCKSDB_NAMESPACE::Slice& internal_key, const char* memtable_key,
+      bool allow_data_in_errors);
+
  private:
   // Positions on head `index` (invalid past the end) and prefetches the
   // heads a scan will need next.
   void ToHead(size_t index);
   const char* Target(const ROCKSDB_NAMESPACE::Slice& internal_key,
                      const char* memtable_key);
+  // OK if `before` sorts before `after`, else Corruption; invalidates.
+  ROCKSDB_NAMESPACE::Status CheckOrder(const char* before, const char* after,
+                                       bool allow_data_in_errors);
 
   std::shared_ptr<const SortedView> view_;
   const KeyComparator& comparator_;

@@ -66,7 +66,7 @@ StripedHashRep::StripedHashRep(const KeyComparator& comparator,
                                Allocator* allocator,
                                const StripedHashMemTableOptions& options,
                                std::shared_ptr<StripedCounters> stats)
-    : MemTableRep(allocator),
+    : ValidatingMemTableRep(allocator),
       comparator_(comparator),
       order_(DetectKeyOrder(comparator)),
       stats_(std::move(stats)),
@@ -148,6 +148,38 @@ void StripedHashRep::Get(const LookupKey& key, void* callback_args,
   for (; node != nullptr; node = NextOf(node)) {
     if (!callback_func(callback_args, node->entry())) return;
   }
+}
+
+Status StripedHashRep::GetChecked(const LookupKey& key, void* callback_args,
+                                  bool (*callback_func)(void* arg,
+                                                        const char* entry),
+                                  bool allow_data_in_errors) {
+  const EntryKey target = DecodeEntryKey(key.memtable_key().data());
+  const HashSlotIndex::FindResult found = index_.Find(target.user_key);
+  stats_->Local().Add(found.head != nullptr ? kStatHits : kStatMisses, 1);
+  auto corruption = [&](const char* what) {
+    return Status::Corruption(
+        std::string("striped_hash: ") + what +
+        (allow_data_in_errors ? " for key " + target.user_key.ToString(true)
+                              : std::string()));
+  };
+  // A chain holds one user key's versions, each older than the one before.
+  uint64_t previous = UINT64_MAX;
+  bool reporting = true;
+  for (HashNode* node = found.head; node != nullptr; node = NextOf(node)) {
+    const EntryKey entry = DecodeEntryKey(node->entry());
+    if (entry.user_key != target.user_key) {
+      return corruption("version chain holds another key");
+    }
+    if (entry.packed >= previous) {
+      return corruption("versions out of order");
+    }
+    previous = entry.packed;
+    if (reporting && entry.sequence() <= target.sequence()) {
+      reporting = callback_func(callback_args, node->entry());
+    }
+  }
+  return Status::OK();
 }
 
 std::shared_ptr<const SortedView> StripedHashRep::CurrentView() {

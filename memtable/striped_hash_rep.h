@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "memtable/hash_slot_index.h"
+#include "memtable/memtable_rep_compat.h"
 #include "memtable/sorted_view.h"
 #include "memtable/striped_hash_memtable.h"
 #include "rocksdb/memtablerep.h"
@@ -18,7 +19,7 @@
 
 namespace rocksdb_cuckoo {
 
-class StripedHashRep : public ROCKSDB_NAMESPACE::MemTableRep {
+class StripedHashRep : public ValidatingMemTableRep<StripedHashRep> {
  public:
   StripedHashRep(const KeyComparator& comparator,
                  ROCKSDB_NAMESPACE::Allocator* allocator,
@@ -61,6 +62,14 @@ class StripedHashRep : public ROCKSDB_NAMESPACE::MemTableRep {
   bool Contains(const char* key) const override;
   void Get(const ROCKSDB_NAMESPACE::LookupKey& key, void* callback_args,
            bool (*callback_func)(void* arg, const char* entry)) override;
+  // Get that also checks the versions it visits: all of the looked-up user
+  // key, newest first. Corruption (naming the key only if
+  // allow_data_in_errors) when memory was damaged.
+  ROCKSDB_NAMESPACE::Status GetChecked(const ROCKSDB_NAMESPACE::LookupKey& key,
+                                       void* callback_args,
+                                       bool (*callback_func)(void* arg,
+                                                             const char* entry),
+                                       bool allow_data_in_errors);
 
   uint64_t ApproximateNumEntries(
       const ROCKSDB_NAMESPACE::Slice& start_ikey,
