@@ -170,6 +170,13 @@ def run_nocrash(args, sizes, work, mmap):
     })
     # One run each way: MultiGet with mapped files, Get with loaded ones.
     flags["use_multiget"] = mmap
+    if mmap == 0:
+        # Wide-column entities in our files; db_stress refuses them together
+        # with ingestion and merges, which the mmap_read=1 run covers.
+        flags.update(use_put_entity_one_in=5, ingest_external_file_one_in=0,
+                     use_merge=0)
+    else:
+        flags["use_merge"] = 1
     flags.update(args.extra)
     cmd = [WRAPPER] + flag_args(flags)
     log("nocrash mmap_read=%d: %s" % (mmap, " ".join(cmd)))
@@ -209,6 +216,9 @@ def run_crashtest(args, sizes, work, kind):
     flags.update({
         "ingest_external_file_one_in": args.ingest_one_in,
         "duration": args.duration, "progress_reports": 1,
+        # Its 3-in-10 draw, once per test, would turn ingestion and merges off
+        # for the whole test; entities are covered by nocrash mmap_read=0.
+        "use_put_entity_one_in": 0,
         "mmap_read": args.mmap_read if args.mmap_read is not None
         else (1 if kind == "blackbox" else 0),
     })
@@ -267,7 +277,7 @@ def main():
     ap.add_argument("--whitebox_ops_per_thread", type=int, default=None)
     ap.add_argument("--reopen", type=int, default=None)
     ap.add_argument("--seed", type=int, default=None)
-    ap.add_argument("--ingest_one_in", type=int, default=0,
+    ap.add_argument("--ingest_one_in", type=int, default=1000,
                     help="ingest_external_file_one_in (0: off)")
     ap.add_argument("--table_options", default=None,
                     help="CuckooHashTable options, e.g. "
