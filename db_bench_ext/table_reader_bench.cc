@@ -202,8 +202,7 @@ void BM_MultiGet(benchmark::State& state, Format format) {
     autovector<KeyContext*, MultiGetContext::MAX_BATCH_SIZE> sorted;
     for (size_t i = 0; i < batch; i++) {
       key_slices[i] = user_keys[next++ & (user_keys.size() - 1)];
-      contexts.emplace_back(nullptr, key_slices[i], &values[i], nullptr,
-                            &statuses[i]);
+      AddKeyContext(&contexts, key_slices[i], &values[i], &statuses[i]);
     }
     for (auto& c : contexts) sorted.push_back(&c);
     MultiGetContext mget(&sorted, 0, batch, kMaxSequenceNumber, read_options,

@@ -43,6 +43,7 @@
 #include "table/cuckoo_hash_table.h"
 #include "table/cuckoo_hash_table_format.h"
 #include "table/internal_iterator.h"
+#include "table/standalone_table_compat.h"
 #include "table/table_builder.h"
 #include "table/table_reader.h"
 
@@ -388,10 +389,8 @@ Status OpenWith(const std::string& path, const Options& base,
   }
   std::unique_ptr<RandomAccessFileReader> file_reader(
       new RandomAccessFileReader(std::move(file), path));
-  TableReaderOptions reader_options(
-      t->ioptions, t->options.prefix_extractor, t->env_options, t->icmp,
-      /*_skip_filters=*/false, /*_immortal=*/false,
-      /*_force_direct_prefetch=*/false, /*_level=*/-1);
+  TableReaderOptions reader_options = rocksdb_cuckoo::MakeTableReaderOptions(
+      t->ioptions, t->options.prefix_extractor, t->env_options, t->icmp);
   // A lone file has no DB to tell its largest sequence number; this lets
   // files ingested with a global sequence number open too.
   reader_options.largest_seqno = ROCKSDB_NAMESPACE::kMaxSequenceNumber;

@@ -215,8 +215,9 @@ TEST_P(CuckooHashTableTest, FixedSizeEntriesInSlotOrderAndKeyOrder) {
     EXPECT_EQ(it->value().ToString(), entries[777].second);
     uint64_t previous = 0;
     for (size_t i = 0; i < entries.size(); i += 1000) {
-      const uint64_t offset = h->reader()->ApproximateOffsetOf(
-          entries[i].first, TableReaderCaller::kUserApproximateSize);
+      const uint64_t offset =
+          ApproximateOffsetOf(h->reader(), entries[i].first,
+                              TableReaderCaller::kUserApproximateSize);
       EXPECT_GE(offset, previous);
       previous = offset;
     }
@@ -416,13 +417,13 @@ TEST_P(CuckooHashTableTest, ApproximateOffsetsGrowWithKeys) {
   }
   ASSERT_OK(h->Build(entries));
   auto* r = h->reader();
-  const uint64_t a = r->ApproximateOffsetOf(
-      entries[10].first, TableReaderCaller::kUserApproximateSize);
-  const uint64_t b = r->ApproximateOffsetOf(
-      entries[900].first, TableReaderCaller::kUserApproximateSize);
+  const uint64_t a = ApproximateOffsetOf(
+      r, entries[10].first, TableReaderCaller::kUserApproximateSize);
+  const uint64_t b = ApproximateOffsetOf(
+      r, entries[900].first, TableReaderCaller::kUserApproximateSize);
   EXPECT_LT(a, b);
-  EXPECT_GT(r->ApproximateSize(entries[0].first, entries[999].first,
-                               TableReaderCaller::kUserApproximateSize),
+  EXPECT_GT(ApproximateSize(r, entries[0].first, entries[999].first,
+                            TableReaderCaller::kUserApproximateSize),
             90000u);
   std::vector<TableReader::Anchor> anchors;
   ASSERT_OK(r->ApproximateKeyAnchors(ReadOptions(), anchors));

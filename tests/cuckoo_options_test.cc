@@ -6,6 +6,8 @@
 #include "plugin/rocksdb_cuckoo.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
+#include "rocksdb/env.h"
+#include "rocksdb/memtablerep.h"
 #include "rocksdb/options.h"
 #include "rocksdb/utilities/options_util.h"
 #include "table/cuckoo_hash_table.h"
@@ -45,6 +47,29 @@ TEST_F(CuckooOptionsTest, CreatesByIdWithTypedOptions) {
   EXPECT_TRUE(options->identity_as_first_hash);
   EXPECT_EQ(options->max_search_depth, 64u);
   EXPECT_EQ(options->checksum, kCRC32c);
+}
+
+// An in-tree build has registered everything at startup already, and a
+// program may call the registrar more than once: the names must still
+// resolve, to working objects.
+TEST_F(CuckooOptionsTest, RegisteringAgainIsHarmless) {
+  register_rocksdb_cuckoo(*ObjectLibrary::Default(), "");
+  register_rocksdb_cuckoo(*ObjectLibrary::Default(), "");
+  std::shared_ptr<TableFactory> table;
+  ASSERT_OK(Create("id=CuckooHashTable;hash_table_ratio=0.5", &table));
+  ASSERT_NE(table, nullptr);
+  EXPECT_STREQ(table->Name(), "CuckooHashTable");
+  std::shared_ptr<MemTableRepFactory> memtable;
+  ASSERT_OK(
+      MemTableRepFactory::CreateFromString(strict_, "striped_hash", &memtable));
+  ASSERT_NE(memtable, nullptr);
+  EXPECT_STREQ(memtable->Name(), "striped_hash");
+  Env* env = nullptr;
+  std::shared_ptr<Env> env_guard;
+  ASSERT_OK(
+      Env::CreateFromString(strict_, "AsyncExecutorEnv", &env, &env_guard));
+  ASSERT_NE(env, nullptr);
+  EXPECT_STREQ(env->Name(), "AsyncExecutorEnv");
 }
 
 TEST_F(CuckooOptionsTest, OptionsRoundTripThroughStrings) {

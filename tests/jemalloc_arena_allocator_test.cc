@@ -45,7 +45,10 @@ class JemallocArenaAllocatorTest : public ::testing::Test {
     std::shared_ptr<MemoryAllocator> allocator;
     Status s = MemoryAllocator::CreateFromString(strict_, text, &allocator);
     EXPECT_TRUE(s.ok()) << s.ToString();
-    return std::dynamic_pointer_cast<JemallocArenaAllocator>(allocator);
+    if (allocator == nullptr) return nullptr;
+    // By registered name, not RTTI: a release RocksDB is built -fno-rtti.
+    return std::shared_ptr<JemallocArenaAllocator>(
+        allocator, allocator->CheckedCast<JemallocArenaAllocator>());
   }
 
   // The arena jemalloc says `p` belongs to.

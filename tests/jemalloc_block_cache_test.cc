@@ -13,6 +13,9 @@
 #include "cache/jemalloc_runtime.h"
 #include "plugin/rocksdb_cuckoo.h"
 #include "rocksdb/cache.h"
+#if __has_include("rocksdb/advanced_cache.h")
+#include "rocksdb/advanced_cache.h"  // Cache's definition since 8.x
+#endif
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/options.h"
@@ -40,8 +43,8 @@ TEST(JemallocBlockCacheTest, CachedBlocksLiveInTheAllocatorsArenas) {
   std::shared_ptr<MemoryAllocator> allocator;
   ASSERT_OK(MemoryAllocator::CreateFromString(
       strict, "id=JemallocArenaAllocator;num_arenas=2", &allocator));
-  auto* arena_allocator =
-      dynamic_cast<JemallocArenaAllocator*>(allocator.get());
+  // By registered name, not RTTI: a release RocksDB is built -fno-rtti.
+  auto* arena_allocator = allocator->CheckedCast<JemallocArenaAllocator>();
   ASSERT_NE(arena_allocator, nullptr);
   JemallocArenaStats baseline;
   ASSERT_OK(arena_allocator->GetStats(&baseline));

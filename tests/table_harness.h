@@ -16,6 +16,7 @@
 #include "rocksdb/file_system.h"
 #include "rocksdb/options.h"
 #include "table/get_context.h"
+#include "table/standalone_table_compat.h"
 #include "table/table_builder.h"
 #include "table/table_reader.h"
 
@@ -56,16 +57,15 @@ class TableHarness {
     Status s = fs->NewWritableFile(path_, FileOptions(), &file, nullptr);
     if (!s.ok()) return s;
     WritableFileWriter writer(std::move(file), path_, FileOptions());
-    TableBuilderOptions tbo(*ioptions_, *moptions_, icomp_, &collectors_,
-                            kNoCompression, compression_options_, 0,
-                            column_family_name_, -1);
+    const TableBuilderOptions tbo =
+        build_context_.BuilderOptions(*ioptions_, *moptions_, icomp_);
     std::unique_ptr<TableBuilder> builder(
         options_.table_factory->NewTableBuilder(tbo, &writer));
     for (auto& e : entries) builder->Add(e.first, e.second);
     s = builder->Finish();
     num_entries_ = builder->NumEntries();
     if (!s.ok()) return s;
-    s = writer.Close();
+    s = CloseWrittenFile(&writer);
     if (!s.ok()) return s;
     return Open();
   }
@@ -82,8 +82,8 @@ class TableHarness {
     if (!s.ok()) return s;
     std::unique_ptr<RandomAccessFileReader> reader(
         new RandomAccessFileReader(std::move(file), path_));
-    TableReaderOptions tro(*ioptions_, moptions_->prefix_extractor,
-                           EnvOptions(), icomp_);
+    const TableReaderOptions tro = MakeTableReaderOptions(
+        *ioptions_, moptions_->prefix_extractor, env_options_, icomp_);
     return options_.table_factory->NewTableReader(tro, std::move(reader), size,
                                                   &reader_);
   }
@@ -129,10 +129,9 @@ class TableHarness {
   std::unique_ptr<ImmutableOptions> ioptions_;
   std::unique_ptr<MutableCFOptions> moptions_;
   InternalKeyComparator icomp_{BytewiseComparator()};
-  IntTblPropCollectorFactories collectors_;
-  // TableBuilderOptions keeps references to these: they must outlive it.
-  const CompressionOptions compression_options_;
-  const std::string column_family_name_ = "default";
+  // The builder and reader options refer to these: they must outlive them.
+  const StandaloneBuildContext build_context_;
+  const EnvOptions env_options_;
   std::unique_ptr<TableReader> reader_;
   uint64_t num_entries_ = 0;
 };

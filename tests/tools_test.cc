@@ -244,6 +244,10 @@ class StockLdbTest : public ToolsTest {
                     "librocksdb_cuckoo.so cannot be LD_PRELOADed into the "
                     "stock (uninstrumented) ldb";
 #endif
+    if (CUCKOO_SHARED_LIBRARY[0] == '\0') {
+      GTEST_SKIP() << "no librocksdb_cuckoo.so in this build (in-tree "
+                      "RocksDB: its own ldb has the plugin built in)";
+    }
     if (access(kStockLdb, X_OK) != 0) {
       GTEST_SKIP() << kStockLdb << " not installed (package rocksdb-tools)";
     }

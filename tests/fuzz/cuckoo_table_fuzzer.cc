@@ -30,6 +30,7 @@
 #include "table/get_context.h"
 #include "table/internal_iterator.h"
 #include "table/multiget_context.h"
+#include "table/standalone_table_compat.h"
 #include "table/table_builder.h"
 #include "table/table_reader.h"
 #include "tests/db_test_helpers.h"
@@ -156,7 +157,7 @@ void MultiGet(TableReader* reader, const std::vector<std::string>& user_keys,
   contexts.reserve(n);
   std::vector<Slice> keys(user_keys.begin(), user_keys.begin() + n);
   for (size_t i = 0; i < n; i++) {
-    contexts.emplace_back(nullptr, keys[i], &values[i], nullptr, &statuses[i]);
+    rocksdb_cuckoo::AddKeyContext(&contexts, keys[i], &values[i], &statuses[i]);
   }
   autovector<KeyContext*, MultiGetContext::MAX_BATCH_SIZE> sorted;
   for (auto& c : contexts) sorted.push_back(&c);
@@ -331,8 +332,10 @@ void Exercise(TableReader* reader, const Slice& input, PinnableSlice* keep) {
   for (size_t i = 0; i < keys.size(); i++) {
     const std::string a = InternalKeyOf(keys[i], kMaxSequenceNumber);
     const std::string b = InternalKeyOf(keys[keys.size() - 1 - i], 0);
-    (void)reader->ApproximateOffsetOf(a, TableReaderCaller::kUncategorized);
-    (void)reader->ApproximateSize(a, b, TableReaderCaller::kUncategorized);
+    (void)rocksdb_cuckoo::ApproximateOffsetOf(
+        reader, a, TableReaderCaller::kUncategorized);
+    (void)rocksdb_cuckoo::ApproximateSize(reader, a, b,
+                                          TableReaderCaller::kUncategorized);
   }
   std::vector<TableReader::Anchor> anchors;
   reader->ApproximateKeyAnchors(ReadOptions(), anchors).PermitUncheckedError();
@@ -439,9 +442,11 @@ void OpenAndExercise(const std::string& file, bool mmap) {
       new RandomAccessFileReader(std::move(fs_file), "fuzz.sst"));
   // Largest seqno unknown (kMaxSequenceNumber): an ingested file's global
   // seqno property is then taken as it is.
-  TableReaderOptions tro(*env.ioptions[mmap], env.moptions.prefix_extractor,
-                         EnvOptions(), env.icomp, false, false, false, -1,
-                         nullptr, 0, "", 0, {}, kMaxSequenceNumber);
+  const EnvOptions env_options;
+  TableReaderOptions tro = rocksdb_cuckoo::MakeTableReaderOptions(
+      *env.ioptions[mmap], env.moptions.prefix_extractor, env_options,
+      env.icomp);
+  tro.largest_seqno = kMaxSequenceNumber;
   std::unique_ptr<TableReader> reader;
   Status s = env.options.table_factory->NewTableReader(
       tro, std::move(file_reader), file.size(), &reader);

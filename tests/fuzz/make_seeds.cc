@@ -25,6 +25,7 @@
 #include "table/cuckoo_hash_table.h"
 #include "table/cuckoo_hash_table_format.h"
 #include "table/sst_file_writer_collectors.h"
+#include "table/standalone_table_compat.h"
 #include "table/table_builder.h"
 #include "util/coding.h"
 
@@ -71,26 +72,25 @@ Status Build(const std::string& path, const CuckooHashTableOptions& table,
   options.table_factory = rocksdb_cuckoo::NewCuckooHashTableFactory(table);
   const ImmutableOptions ioptions(options);
   const MutableCFOptions moptions(options);
-  IntTblPropCollectorFactories collectors;
+  rocksdb_cuckoo::StandaloneBuildContext context;
   if (external_seqno > 0) {
     // Written as 0 and set in place at ingestion, as RocksDB does.
-    collectors.emplace_back(new SstFileWriterPropertiesCollectorFactory(2, 0));
+    context.collectors.emplace_back(
+        new SstFileWriterPropertiesCollectorFactory(2, 0));
   }
-  const CompressionOptions compression_options;
-  const std::string cf_name = "default";
 
   std::unique_ptr<FSWritableFile> file;
   Status s = ioptions.fs->NewWritableFile(path, FileOptions(), &file, nullptr);
   if (!s.ok()) return s;
   WritableFileWriter writer(std::move(file), path, FileOptions());
-  TableBuilderOptions tbo(ioptions, moptions, icomp, &collectors,
-                          kNoCompression, compression_options, 0, cf_name, -1);
+  const TableBuilderOptions tbo =
+      context.BuilderOptions(ioptions, moptions, icomp);
   std::unique_ptr<TableBuilder> builder(
       options.table_factory->NewTableBuilder(tbo, &writer));
   for (const auto& kv : kvs) builder->Add(kv.first, kv.second);
   s = builder->Finish();
   if (!s.ok()) return s;
-  s = writer.Close();
+  s = rocksdb_cuckoo::CloseWrittenFile(&writer);
   if (!s.ok() || external_seqno == 0) return s;
   // The property's value directly follows its name in the block (whose
   // "rocksdb." prefix the block may share with the key before).
