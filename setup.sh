@@ -88,7 +88,7 @@ intree_bin_dir() { intree_dir "${1:-$intree_default_version}"; }
 # comes from its source package (.deps/rocksdb-src); any other version from a
 # release tarball placed in the cache by hand.
 intree_source() {
-  local version=$1 dir tmp installed tarball
+  local version=$1 dir tmp installed
   dir=$(intree_dir "$version")
   if [ -f "$dir/.rocksdb_cuckoo_source" ]; then return 0; fi
   if [ -e "$dir" ]; then
@@ -98,19 +98,15 @@ intree_source() {
   tmp="$dir.tmp.$$"
   rm -rf "$tmp"
   installed=$(dpkg-query -W -f='${Version}' librocksdb-dev)
-  tarball="$cache_root/rocksdb-$version.tar.gz"
   if [ "${installed%%-*}" = "$version" ]; then
     fetch_rocksdb_source
     cp -a "$deps/rocksdb-src" "$tmp"
     echo "Debian source package rocksdb $installed" >"$tmp/.rocksdb_cuckoo_source"
-  elif [ -f "$tarball" ]; then
-    mkdir -p "$tmp"
-    tar -xzf "$tarball" -C "$tmp" --strip-components=1
-    echo "$tarball" >"$tmp/.rocksdb_cuckoo_source"
   else
-    echo "setup: no source for RocksDB $version; download v$version.tar.gz" \
-      "from github.com/facebook/rocksdb/releases to $tarball" >&2
-    return 1
+    # Releases bookworm does not ship: Debian's orig tarball, checked
+    # against the signed index (trixie's 9.10.0, sid's 9.11.2).
+    "$top/plugin/fetch_rocksdb_release.sh" "$version" "$tmp" \
+      "$cache_root/debian-downloads"
   fi
   mv "$tmp" "$dir"
 }
