@@ -10,6 +10,7 @@
 
 set(_tree "${CUCKOO_INTREE_ROCKSDB}")
 foreach(f make_config.mk include/rocksdb/version.h table/table_reader.h
+          tools/ldb_tool.cc
           plugin/cuckoo/plugin/registration.cc)
   if(NOT EXISTS "${_tree}/${f}")
     message(FATAL_ERROR "CUCKOO_INTREE_ROCKSDB=${_tree}: no ${f}; "
@@ -121,6 +122,10 @@ file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/cuckoo_lib_sources.txt
 # - tests/intree/release_flags_check.cmake: this whole build is -fno-rtti.
 # - the fuzzer: see CUCKOO_FUZZ above.
 include(plugin/tools.cmake)
+# LDBTool lives in the tree's tools library, which ldb links (before
+# librocksdb.a, which it needs in turn).
+target_link_libraries(cuckoo_ldb PRIVATE
+  ${_tree}/librocksdb_tools.a ${ROCKSDB_LIBRARY})
 enable_testing()
 add_subdirectory(tests)
 add_subdirectory(db_bench_ext)
