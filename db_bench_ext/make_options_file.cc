@@ -2,10 +2,11 @@
 // to the stock db_bench (--options_file) to run a table factory that db_bench
 // has no flag for, such as CuckooHashTable.
 //
-//   LD_PRELOAD=build/librocksdb_cuckoo.so make_options_file \
-//     --base=<OPTIONS file db_bench wrote for --use_cuckoo_table> \
-//     --cf_options='table_factory={id=CuckooHashTable;hash_table_ratio=0.9}' \
+//   LD_PRELOAD=build/librocksdb_cuckoo.so make_options_file
+//     --base=<OPTIONS file db_bench wrote for --use_cuckoo_table>
+//     --cf_options='table_factory={id=CuckooHashTable;hash_table_ratio=0.9}'
 //     --expect_table_factory=CuckooHashTable --out=ours.options
+// (one command line).
 //
 // Starting from the OPTIONS file of a flag-configured db_bench run keeps every
 // other option identical to that run. The factory is found exactly as db_bench

@@ -98,8 +98,9 @@ double SecondsSince(Clock::time_point start) {
 // Fixed-width keys of a permuted index, so the load order is random.
 std::string Key(uint64_t i) {
   char buf[24];
-  snprintf(buf, sizeof(buf), "k%015" PRIu64,
-           (i * 0x9E3779B97F4A7C15ULL) % 1000000000000000ULL);
+  snprintf(
+      buf, sizeof(buf), "k%015" PRIu64,
+      static_cast<uint64_t>((i * 0x9E3779B97F4A7C15ULL) % 1000000000000000ULL));
   return buf;
 }
 
