@@ -32,7 +32,8 @@ intree_make_args=(DEBUG_LEVEL=0 PORTABLE=1 ROCKSDB_PLUGINS=cuckoo)
 packages=(build-essential cmake ninja-build pkg-config dpkg-dev
   librocksdb-dev rocksdb-tools libgflags-dev libgtest-dev libgmock-dev
   libbenchmark-dev libjemalloc-dev libsnappy-dev liblz4-dev libzstd-dev
-  libbz2-dev zlib1g-dev liburing-dev python3 python3-matplotlib)
+  libbz2-dev zlib1g-dev liburing-dev python3 python3-matplotlib
+  clang libclang-rt-14-dev)
 
 install_packages() {
   local missing=()
@@ -152,6 +153,25 @@ build_intree() {
   exec {lock}>&-
 }
 
+# The table reader fuzzer (clang, libFuzzer + ASan/UBSan): replays the saved
+# crash inputs and the seeds, then fuzzes for a minute (tests/fuzz).
+test_fuzzer() {
+  CXX=clang++ cmake -S "$top" -B "$top/build-fuzz" -G Ninja -DCUCKOO_FUZZ=ON \
+    -DCUCKOO_SANITIZE=address -DCMAKE_BUILD_TYPE=Debug \
+    -DROCKSDB_SOURCE_DIR="$deps/rocksdb-src" >/dev/null
+  cmake --build "$top/build-fuzz" -j "$jobs" --target cuckoo_fuzz
+  (cd "$top/build-fuzz" && ctest --output-on-failure -L fuzz)
+}
+
+# RocksDB's own db_stress and db_crashtest.py, from the in-tree build of
+# RocksDB $1, with our table, memtable and Env (tests/stress, about 4 min).
+test_stress() {
+  local version=${1:-$intree_default_version}
+  cmake -S "$top/tests/stress" -B "$top/build-stress-$version" \
+    -DDB_STRESS_DIR="$(intree_bin_dir "$version")" >/dev/null
+  (cd "$top/build-stress-$version" && ctest --output-on-failure -L stress)
+}
+
 # The in-tree tools, run with no LD_PRELOAD against a DB that names our table,
 # memtable and Env (tests/intree).
 test_intree() {
@@ -182,9 +202,13 @@ case "${1:-}" in
     (cd build && ctest --output-on-failure -j "$jobs")
     echo "== ctest: ASan+UBSan =="
     (cd build-asan && ctest --output-on-failure -j "$jobs")
+    echo "== fuzzer: table reader (libFuzzer, ASan+UBSan) =="
+    test_fuzzer
     echo "== in-tree RocksDB $intree_default_version (release, ROCKSDB_PLUGINS=cuckoo) =="
     build_intree
     test_intree
+    echo "== db_stress and db_crashtest.py, in-tree RocksDB $intree_default_version =="
+    test_stress
     ;;
   tsan)
     configure_and_build build-tsan -DCMAKE_BUILD_TYPE=Debug -DCUCKOO_SANITIZE=thread

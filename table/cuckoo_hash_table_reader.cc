@@ -421,8 +421,11 @@ int CuckooHashTableReader::CompareAsPresented(const Slice& stored,
       ExtractUserKey(stored), ExtractUserKey(target));
   if (by_user_key != 0) return by_user_key;
   // Newer (larger sequence and type) sorts first, as in InternalKey order.
-  const uint64_t presented = PackSequenceAndType(
-      global_seqno_, static_cast<ValueType>(stored[stored.size() - 8]));
+  // Packed by hand: the type byte is not validated yet (RocksDB's packing
+  // asserts on unknown types); a damaged one just sorts somewhere.
+  const uint64_t presented =
+      global_seqno_ << 8 |
+      static_cast<unsigned char>(stored[stored.size() - 8]);
   const uint64_t wanted = ExtractInternalKeyFooter(target);
   return presented > wanted ? -1 : (presented < wanted ? 1 : 0);
 }

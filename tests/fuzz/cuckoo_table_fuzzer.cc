@@ -100,7 +100,6 @@ struct FuzzEnv {
   InternalKeyComparator icomp{BytewiseComparator()};
   // CUCKOO_FUZZ_VERBOSE=1: print how each open ended (when replaying).
   const bool verbose = getenv("CUCKOO_FUZZ_VERBOSE") != nullptr;
-  const bool known_bugs = getenv("CUCKOO_FUZZ_KNOWN_BUGS") != nullptr;
 };
 
 FuzzEnv& TheEnv() {
@@ -179,18 +178,17 @@ void MultiGet(TableReader* reader, const std::vector<std::string>& user_keys,
   }
 }
 
-// Known bug 3: the iterator hands out entries whose type byte is no
-// ValueType at all; RocksDB's ParseInternalKey, which DBIter and compaction
-// call on every key, asserts on those. Skipped unless CUCKOO_FUZZ_KNOWN_BUGS.
+// RocksDB's ParseInternalKey, which DBIter and compaction call on every key
+// an iterator yields, asserts on type bytes that are no ValueType: the
+// reader must stop such an entry with a Corruption status.
 bool TypeByteParseable(const Slice& ikey) {
   if (ikey.size() < 8) abort();  // the reader promises at least 8 bytes
   const auto type = static_cast<unsigned char>(ikey[ikey.size() - 8]);
-  if (type <= kMaxValue) return true;
-  if (TheEnv().known_bugs) {
+  if (type > kMaxValue) {
     fprintf(stderr, "iterator yielded an internal key of type 0x%02x\n", type);
     abort();
   }
-  return false;
+  return true;
 }
 
 // Walks the iterator; collects the user keys it sees (and their sequence
@@ -347,95 +345,8 @@ void Exercise(TableReader* reader, const Slice& input, PinnableSlice* keep) {
   (void)reader->ApproximateMemoryUsage();
 }
 
-// Known reader bugs (tests/fuzz/regressions/README.md) are skipped so that
-// the fuzzer keeps looking for new ones; CUCKOO_FUZZ_KNOWN_BUGS=1 runs them.
-//
-// Known bug 1: Open() hands the meta region to RocksDB's ReadTableProperties,
-// whose block parser asserts (Debian's build) or reads out of bounds (NDEBUG
-// builds) on damaged blocks, and allocates whatever size the properties
-// handle claims. Nothing verifies that region when checksum=kNoChecksum.
-//
-// Whether RocksDB's Block can parse [block, block + size) without tripping
-// an assert: `seeked` blocks also go through BinarySeek's restart points.
-bool BlockSafe(const char* block, uint64_t size, bool seeked) {
-  if (size < sizeof(uint32_t)) return true;       // RocksDB: bad block
-  if (size < 2 * sizeof(uint32_t)) return false;  // asserts in NumRestarts
-  const uint32_t packed = DecodeFixed32(block + size - 4);
-  if (packed & 0x80000000u) return false;    // hash index: asserts on garbage
-  if (packed > (size - 4) / 4) return true;  // RocksDB: bad block
-  if (!seeked) return true;  // linear scans use checked decoding
-  const uint64_t restarts = size - (1 + uint64_t{packed}) * 4;
-  for (uint32_t i = 0; i < packed; i++) {
-    const uint32_t at = DecodeFixed32(block + restarts + 4 * i);
-    if (at > restarts || restarts - at < 3) return false;
-    const char* p = block + at;
-    const char* limit = block + restarts;
-    uint32_t shared, non_shared, value_length;
-    if ((p = GetVarint32Ptr(p, limit, &shared)) == nullptr ||
-        (p = GetVarint32Ptr(p, limit, &non_shared)) == nullptr ||
-        (p = GetVarint32Ptr(p, limit, &value_length)) == nullptr) {
-      continue;  // RocksDB reports these
-    }
-    if (static_cast<uint32_t>(limit - p) < non_shared + value_length) {
-      return false;
-    }
-  }
-  return true;
-}
-
-bool AvoidsKnownBugs(const std::string& file) {
-  if (file.size() < kLayoutSize + kRocksDBFooterSize) return true;
-  rocksdb_cuckoo::Layout l;
-  const char* layout =
-      file.data() + file.size() - kRocksDBFooterSize - kLayoutSize;
-  if (!l.DecodeFrom(Slice(layout, kLayoutSize), file.size()).ok()) return true;
-  // Known bug 2: DecodeFrom accepts properties_size > meta_size, and
-  // VerifyRegions reads properties_size bytes before the footer check.
-  if (l.properties_size > l.meta_size) return false;
-  const char* block = file.data() + l.meta_offset + l.properties_size;
-  const uint64_t size = l.meta_size - l.properties_size;
-  if (!BlockSafe(block, size, /*seeked=*/true)) return false;
-  if (size < 2 * sizeof(uint32_t)) return true;
-  const uint32_t packed = DecodeFixed32(block + size - 4);
-  if (packed > (size - 4) / 4) return true;
-  const uint64_t restarts = size - (1 + uint64_t{packed}) * 4;
-  // The properties block the metaindex names: RocksDB allocates the size
-  // its handle claims before reading, then parses the block.
-  std::string key;
-  for (const char* p = block; p < block + restarts;) {
-    const char* limit = block + restarts;
-    uint32_t shared, non_shared, value_length;
-    if ((p = GetVarint32Ptr(p, limit, &shared)) == nullptr ||
-        (p = GetVarint32Ptr(p, limit, &non_shared)) == nullptr ||
-        (p = GetVarint32Ptr(p, limit, &value_length)) == nullptr ||
-        shared > key.size() ||
-        static_cast<uint64_t>(limit - p) <
-            uint64_t{non_shared} + value_length) {
-      break;
-    }
-    key.resize(shared);
-    key.append(p, non_shared);
-    Slice value(p + non_shared, value_length);
-    p += non_shared + value_length;
-    uint64_t offset, handle_size;
-    if (key == "rocksdb.properties" && GetVarint64(&value, &offset) &&
-        GetVarint64(&value, &handle_size)) {
-      if (handle_size > file.size() || offset > file.size()) return false;
-      if (offset + handle_size <= file.size() &&
-          !BlockSafe(file.data() + offset, handle_size, /*seeked=*/false)) {
-        return false;
-      }
-    }
-  }
-  return true;
-}
-
 void OpenAndExercise(const std::string& file, bool mmap) {
   FuzzEnv& env = TheEnv();
-  if (!env.known_bugs && !AvoidsKnownBugs(file)) {
-    if (env.verbose) fprintf(stderr, "skipped: known bug\n");
-    return;
-  }
   std::unique_ptr<FSRandomAccessFile> fs_file(
       new BytesFile(file.data(), file.size(), mmap));
   std::unique_ptr<RandomAccessFileReader> file_reader(
