@@ -6,6 +6,10 @@
 #   ./setup.sh main     ... then run the main job (write/read a DB, side-by-side table)
 #   ./setup.sh test     ... then build the ASan+UBSan configuration too and run ctest on both
 #   ./setup.sh tsan     ... build the TSan configuration and run the concurrent tests
+#   ./setup.sh test-intree <version>
+#                       in-tree release build of RocksDB <version> (e.g.
+#                       9.10.0), then the test suite, tools and db_stress
+#                       against it
 #   ./setup.sh intree [version]
 #                       build RocksDB's release configuration with the plugin
 #                       in-tree (db_bench, ldb, sst_dump, db_stress), cached
@@ -172,13 +176,25 @@ test_stress() {
   (cd "$top/build-stress-$version" && ctest --output-on-failure -L stress)
 }
 
+# Our whole test suite against the in-tree build of RocksDB $1: tests, tools
+# and benchmarks compiled with that tree's release ABI (NDEBUG, -fno-rtti)
+# and linked to its librocksdb.a, which holds the plugin as RocksDB's make
+# compiled it (plugin/intree_mode.cmake).
+test_suite_intree() {
+  local version=$1
+  cmake -S "$top" -B "$top/build-intree-$version" -G Ninja \
+    -DCUCKOO_INTREE_ROCKSDB="$(intree_bin_dir "$version")" >/dev/null
+  cmake --build "$top/build-intree-$version" -j "$jobs"
+  (cd "$top/build-intree-$version" && ctest --output-on-failure -j "$jobs")
+}
+
 # The in-tree tools, run with no LD_PRELOAD against a DB that names our table,
 # memtable and Env (tests/intree).
 test_intree() {
   local version=${1:-$intree_default_version}
-  cmake -S "$top/tests/intree" -B "$top/build-intree-test" -G Ninja \
+  cmake -S "$top/tests/intree" -B "$top/build-intree-test-$version" -G Ninja \
     -DINTREE_BIN_DIR="$(intree_bin_dir "$version")" >/dev/null
-  (cd "$top/build-intree-test" && ctest --output-on-failure)
+  (cd "$top/build-intree-test-$version" && ctest --output-on-failure)
 }
 
 case "${1:-}" in
@@ -210,9 +226,20 @@ case "${1:-}" in
     echo "== db_stress and db_crashtest.py, in-tree RocksDB $intree_default_version =="
     test_stress
     ;;
+  test-intree)
+    # RocksDB 9.x (or any in-tree version): its release build with the
+    # plugin, our test suite against it, its tools, db_stress.
+    version=${2:?usage: $0 test-intree <version>}
+    build_intree "$version"
+    echo "== ctest: test suite, in-tree RocksDB $version (release) =="
+    test_suite_intree "$version"
+    test_intree "$version"
+    echo "== db_stress and db_crashtest.py, in-tree RocksDB $version =="
+    test_stress "$version"
+    ;;
   tsan)
     configure_and_build build-tsan -DCMAKE_BUILD_TYPE=Debug -DCUCKOO_SANITIZE=thread
     (cd build-tsan && ctest --output-on-failure -j "$jobs" -L concurrent)
     ;;
-  *) echo "usage: $0 [main|test|tsan|intree [version]|intree-bin-dir [version]]" >&2; exit 2 ;;
+  *) echo "usage: $0 [main|test|tsan|test-intree <version>|intree [version]|intree-bin-dir [version]]" >&2; exit 2 ;;
 esac
