@@ -28,11 +28,9 @@ void CuckooHashTableIterator::MoveTo(uint64_t index) {
   if (!keys_in_file_) {
     const Slice& stored = entry_.internal_key;
     key_buffer_.assign(stored.data(), stored.size() - 8);
-    const auto type =
-        static_cast<ROCKSDB_NAMESPACE::ValueType>(stored[stored.size() - 8]);
     ROCKSDB_NAMESPACE::PutFixed64(
-        &key_buffer_,
-        ROCKSDB_NAMESPACE::PackSequenceAndType(global_seqno_, type));
+        &key_buffer_, reader_->PresentedTrailer(
+                          ROCKSDB_NAMESPACE::ExtractInternalKeyFooter(stored)));
   }
 }
 

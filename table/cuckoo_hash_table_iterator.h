@@ -16,10 +16,7 @@ namespace rocksdb_cuckoo {
 class CuckooHashTableIterator : public ROCKSDB_NAMESPACE::InternalIterator {
  public:
   explicit CuckooHashTableIterator(const CuckooHashTableReader* reader)
-      : reader_(reader),
-        global_seqno_(reader->global_seqno()),
-        keys_in_file_(global_seqno_ ==
-                      ROCKSDB_NAMESPACE::kDisableGlobalSequenceNumber) {}
+      : reader_(reader), keys_in_file_(reader->keys_as_stored()) {}
 
   bool Valid() const override { return valid_; }
   void SeekToFirst() override { MoveTo(0); }
@@ -44,7 +41,6 @@ class CuckooHashTableIterator : public ROCKSDB_NAMESPACE::InternalIterator {
   void MoveTo(uint64_t index);
 
   const CuckooHashTableReader* const reader_;
-  const ROCKSDB_NAMESPACE::SequenceNumber global_seqno_;
   const bool keys_in_file_;
   std::string key_buffer_;  // the current key, when !keys_in_file_
   uint64_t index_ = 0;

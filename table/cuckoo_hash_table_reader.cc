@@ -199,12 +199,9 @@ Status CuckooHashTableReader::LoadRangeTombstones() {
       return Status::Corruption("CuckooHashTable: malformed range tombstone");
     }
     keys.push_back(entry.internal_key.ToString());
-    if (global_seqno_ != kDisableGlobalSequenceNumber) {
-      std::string& key = keys.back();
-      const ValueType type = static_cast<ValueType>(key[key.size() - 8]);
-      EncodeFixed64(&key[key.size() - 8],
-                    PackSequenceAndType(global_seqno_, type));
-    }
+    std::string& key = keys.back();
+    EncodeFixed64(&key[key.size() - 8],
+                  PresentedTrailer(ExtractInternalKeyFooter(key)));
     values.push_back(entry.value.ToString());
   }
   if (keys.size() != layout_.num_range_dels) {
@@ -313,7 +310,7 @@ Status CuckooHashTableReader::SaveVersions(uint64_t offset,
     if (!IsStoredType(type)) {
       return Status::Corruption("CuckooHashTable: unknown value type");
     }
-    const SequenceNumber entry_sequence = SequenceOf(packed);
+    const SequenceNumber entry_sequence = PresentedTrailer(packed) >> 8;
     if (entry_sequence <= sequence) {
       if (!pinner.HasCleanups()) memory_->PinTo(&pinner);
       Status read_status;
@@ -414,18 +411,12 @@ bool CuckooHashTableReader::EntryAt(uint64_t index, EntryView* entry) const {
 
 int CuckooHashTableReader::CompareAsPresented(const Slice& stored,
                                               const Slice& target) const {
-  if (global_seqno_ == kDisableGlobalSequenceNumber) {
-    return icomp_.Compare(stored, target);
-  }
+  if (keys_as_stored()) return icomp_.Compare(stored, target);
   const int by_user_key = icomp_.user_comparator()->Compare(
       ExtractUserKey(stored), ExtractUserKey(target));
   if (by_user_key != 0) return by_user_key;
   // Newer (larger sequence and type) sorts first, as in InternalKey order.
-  // Packed by hand: the type byte is not validated yet (RocksDB's packing
-  // asserts on unknown types); a damaged one just sorts somewhere.
-  const uint64_t presented =
-      global_seqno_ << 8 |
-      static_cast<unsigned char>(stored[stored.size() - 8]);
+  const uint64_t presented = PresentedTrailer(ExtractInternalKeyFooter(stored));
   const uint64_t wanted = ExtractInternalKeyFooter(target);
   return presented > wanted ? -1 : (presented < wanted ? 1 : 0);
 }

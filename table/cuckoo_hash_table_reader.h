@@ -64,10 +64,17 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   // Position of the first entry whose internal key, as presented (with the
   // global seqno, if any), is >= target.
   uint64_t LowerBound(const Slice& target) const;
-  // Every entry's sequence number when the file was ingested, else
-  // kDisableGlobalSequenceNumber (see external_file_seqno.h).
-  ROCKSDB_NAMESPACE::SequenceNumber global_seqno() const {
-    return global_seqno_;
+  // Whether entries read with their stored trailers (the file was not
+  // ingested with a global seqno; see external_file_seqno.h).
+  bool keys_as_stored() const {
+    return global_seqno_ == ROCKSDB_NAMESPACE::kDisableGlobalSequenceNumber;
+  }
+  // A stored trailer (sequence << 8 | type) as the reader presents it: an
+  // ingested file's entries carry its global seqno. Packed by hand, so a
+  // damaged type byte (reported elsewhere) cannot trip RocksDB's asserting
+  // PackSequenceAndType.
+  uint64_t PresentedTrailer(uint64_t stored) const {
+    return keys_as_stored() ? stored : global_seqno_ << 8 | (stored & 0xff);
   }
 
  protected:
@@ -100,12 +107,6 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   // Compares a stored internal key, as the iterator presents it, with an
   // internal key.
   int CompareAsPresented(const Slice& stored, const Slice& target) const;
-  // An entry's sequence number from its packed trailer.
-  ROCKSDB_NAMESPACE::SequenceNumber SequenceOf(uint64_t packed) const {
-    return global_seqno_ == ROCKSDB_NAMESPACE::kDisableGlobalSequenceNumber
-               ? packed >> 8
-               : global_seqno_;
-  }
   KeyHash Hash(const Slice& user_key) const {
     return HashUserKey(user_key, layout_.identity_as_first_hash,
                        layout_.num_buckets, layout_.hash_seed);
