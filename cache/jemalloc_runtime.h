@@ -2,7 +2,7 @@
 //
 // librocksdb_cuckoo.so must stay dlopen-able by any RocksDB application, and
 // Debian's libjemalloc.so.2 uses static TLS, so it cannot be loaded into a
-// process that did not start with it (DESIGN §3.4). The library therefore
+// process that did not start with it. The library therefore
 // never links jemalloc: it looks up jemalloc's entry points among the
 // symbols the process already has, which is the case when the program was
 // linked against jemalloc or started with LD_PRELOAD=libjemalloc.so.2.

@@ -1,6 +1,6 @@
 // A snapshot of the process's memory: what the kernel keeps resident and
 // what the heap allocator says it handed out, and from the two
-// fragmentation = RSS / allocated - 1 (DESIGN §3.4). It counts everything
+// fragmentation = RSS / allocated - 1. It counts everything
 // resident (code, stacks, mapped files too), so it compares runs of one
 // program, not programs.
 #pragma once

@@ -2,7 +2,7 @@
 """CuckooHashTable against RocksDB's table formats, through the stock db_bench.
 
 Drives Debian's unmodified db_bench 7.8.3 with build/librocksdb_cuckoo.so
-preloaded (DESIGN §3.5, issue 3). Built-in formats are picked with db_bench's
+preloaded. Built-in formats are picked with db_bench's
 own flags (--use_cuckoo_table, --identity_as_first_hash, --use_plain_table,
 block-based by default); ours has no flag, so it gets an OPTIONS file
 (--options_file) made from the OPTIONS file db_bench wrote for the built-in
@@ -14,8 +14,8 @@ table build time) and then read (readrandom of present and of absent keys,
 multireadrandom --multiread_batched with batches of 16 and 32, at each thread
 count), formats taking turns on every measurement so that they share the
 machine's noise. Every run is checked: db_bench's LOG must name the expected
-table factory (an unregistered id silently falls back to BlockBasedTable,
-DESIGN §1), the .sst files must carry the format's magic number, the data
+table factory (an unregistered id silently falls back to BlockBasedTable),
+the .sst files must carry the format's magic number, the data
 must sit in one level, and present/absent reads must find all/none of the keys.
 
 Optionally (--micro) runs build/db_bench_ext/table_reader_bench (Google

@@ -12,7 +12,7 @@
 // other option identical to that run. The factory is found exactly as db_bench
 // finds it (this tool links nothing of the plugin: preload it), and lookups are
 // strict, so an unregistered id fails here instead of silently becoming a
-// BlockBasedTable (DESIGN §1). RocksDB itself writes the file, by opening a
+// BlockBasedTable. RocksDB itself writes the file, by opening a
 // scratch DB with the result, so it round-trips by construction.
 #include <gflags/gflags.h>
 

@@ -1,5 +1,5 @@
 // memory_workload: one write+read workload in this process, then the memory
-// report (DESIGN §3.4). db_bench_ext/memory_mode.sh runs it in a fresh
+// report. db_bench_ext/memory_mode.sh runs it in a fresh
 // process per allocator setting (glibc, jemalloc with several MALLOC_CONFs,
 // our arena allocator for the block cache) and compares the runs.
 //

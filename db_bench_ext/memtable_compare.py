@@ -2,7 +2,7 @@
 """The striped_hash memtable against RocksDB's skip list, through the stock
 db_bench (Debian's rocksdb-tools 7.8.3) with build/librocksdb_cuckoo.so
 preloaded: `--memtablerep=striped_hash` vs `--memtablerep=skip_list`, every
-other flag equal (issue 4, DESIGN §3.2).
+other flag equal.
 
 Workloads, all on a memtable that is never flushed while measured:
   get      fillseq of --num keys into a large write buffer, then readrandom

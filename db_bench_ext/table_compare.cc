@@ -1,6 +1,6 @@
 // table_compare: one workload run through several table formats in turn, so
 // that CuckooHashTable is measured side by side with RocksDB's built-in
-// CuckooTable, PlainTable and BlockBasedTable on the same data (DESIGN §3.5).
+// CuckooTable, PlainTable and BlockBasedTable on the same data.
 //
 //   table_compare --num=1000000 --formats=ours,cuckoo,plain,block --csv=x.csv
 //
@@ -245,7 +245,7 @@ Options MakeOptions(const std::string& format, const Workload& workload) {
     Check(
         ROCKSDB_NAMESPACE::GetOptionsFromString(config, options, spec, &parsed),
         spec);
-    // An unregistered id may still parse to a null factory (DESIGN §1).
+    // An unregistered id may still parse to a null factory.
     if (parsed.table_factory == nullptr ||
         !parsed.table_factory->IsInstanceOf(
             rocksdb_cuckoo::kCuckooHashTableName)) {

@@ -31,11 +31,11 @@ const void* VtableOf(const MemTableRep::KeyComparator& object) {
 
 // RocksDB hands every rep a MemTable::KeyComparator; through it we learn the
 // user comparator, and with a (reverse) bytewise one the view can radix-sort.
-// Release builds of RocksDB have no RTTI, so instead of dynamic_cast we check
-// the exact type: an object has MemTable::KeyComparator's vtable only if it
-// is one (a subclass has its own). That vtable is emitted once, in
-// librocksdb, next to the class's out-of-line operator(), so a probe built
-// here shares it. A mismatch only costs speed: kOther sorts with the
+// Release builds of RocksDB compile without run-time type information, so
+// the exact type is checked by hand: an object has MemTable::KeyComparator's
+// vtable only if it is one (a subclass has its own). That vtable is emitted
+// once, in librocksdb, next to the class's out-of-line operator(), so a probe
+// built here shares it. A mismatch only costs speed: kOther sorts with the
 // comparator.
 KeyOrder DetectKeyOrder(const MemTableRep::KeyComparator& comparator) {
   static const void* const kMemTableComparatorVtable = VtableOf(

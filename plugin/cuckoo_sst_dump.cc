@@ -336,7 +336,7 @@ Status ChooseFactoryByMagic(uint64_t magic, Options* options,
   Status s = TableFactory::CreateFromString(
       config, rocksdb_cuckoo::kCuckooHashTableName, &factory);
   if (s.ok() && factory == nullptr) {
-    // DESIGN §1 pitfall: an unregistered id can come back OK and null.
+    // An unregistered id can come back OK and null.
     s = Status::NotFound("TableFactory not registered",
                          rocksdb_cuckoo::kCuckooHashTableName);
   }

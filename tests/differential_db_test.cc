@@ -109,7 +109,7 @@ void RegisterFactoriesOnce() {
   });
 }
 
-// Unknown or unregistered names must fail loudly (DESIGN §1 pitfall).
+// Unknown or unregistered names must fail loudly.
 ConfigOptions StrictConfig() {
   ConfigOptions config;
   config.ignore_unknown_options = false;

@@ -1,7 +1,7 @@
 // JemallocArenaAllocator and the memory report in a process that does NOT
 // run on jemalloc (this binary is never linked against it): the allocator
 // says NotSupported and nothing crashes; options are still checked, and the
-// library stays dlopen-able (DESIGN §3.4).
+// library stays dlopen-able.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 

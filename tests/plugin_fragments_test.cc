@@ -1,5 +1,5 @@
 // RocksDB's in-tree plugin fragments (plugin/cuckoo.mk, plugin/CMakeLists.txt,
-// plugin/install_in_tree.sh; DESIGN §2) must name exactly the library's
+// plugin/install_in_tree.sh) must name exactly the library's
 // sources, CUCKOO_LIB_SOURCES in the top-level CMakeLists.txt, and
 // register_rocksdb_cuckoo as the registrar. A source added to the library
 // but not to the fragments would build here and fail to link in RocksDB.

@@ -1,4 +1,4 @@
-// The tools a user inspects a rocksdb-cuckoo DB with (DESIGN §3.5): the stock
+// The tools a user inspects a rocksdb-cuckoo DB with: the stock
 // ldb with the shared library preloaded, our cuckoo_ldb without preload, and
 // cuckoo_sst_dump on the DB's CuckooHashTable files, including bad input.
 #include <gtest/gtest.h>

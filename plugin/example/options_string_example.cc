@@ -4,7 +4,7 @@
 //
 //   options_string_example [db_path]
 //
-// Pitfall (DESIGN §1): with a default ConfigOptions, an id that nobody
+// Pitfall: with a default ConfigOptions, an id that nobody
 // registered parses as OK with a null factory, and the DB then silently uses
 // BlockBasedTable. So ignore_unsupported_options is off and the factory is
 // checked for null.
