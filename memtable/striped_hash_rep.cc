@@ -111,17 +111,21 @@ bool StripedHashRep::InsertEntry(KeyHandle handle) {
   return true;
 }
 
-bool StripedHashRep::Contains(const char* key) const {
-  const EntryKey target = DecodeEntryKey(key);
-  const HashSlotIndex::FindResult found = index_.Find(target.user_key);
+HashNode* StripedHashRep::FindVersions(const Slice& user_key) const {
+  const HashSlotIndex::FindResult found = index_.Find(user_key);
   const StripedCounters::Stripe stripe = stats_->Local();
   stripe.Add(found.head != nullptr ? kStatHits : kStatMisses, 1);
   stripe.Add(kStatLookupProbes, found.probes);
   if (found.tag_collisions != 0) {
     stripe.Add(kStatTagCollisions, found.tag_collisions);
   }
+  return found.head;
+}
+
+bool StripedHashRep::Contains(const char* key) const {
+  const EntryKey target = DecodeEntryKey(key);
   // Versions are newest (largest sequence) first.
-  for (const HashNode* node = found.head; node != nullptr;
+  for (const HashNode* node = FindVersions(target.user_key); node != nullptr;
        node = NextOf(node)) {
     const uint64_t sequence = SequenceOf(node);
     if (sequence <= target.sequence()) return sequence == target.sequence();
@@ -132,16 +136,9 @@ bool StripedHashRep::Contains(const char* key) const {
 void StripedHashRep::Get(const LookupKey& key, void* callback_args,
                          bool (*callback_func)(void* arg, const char* entry)) {
   const EntryKey target = DecodeEntryKey(key.memtable_key().data());
-  const HashSlotIndex::FindResult found = index_.Find(target.user_key);
-  const StripedCounters::Stripe stripe = stats_->Local();
-  stripe.Add(found.head != nullptr ? kStatHits : kStatMisses, 1);
-  stripe.Add(kStatLookupProbes, found.probes);
-  if (found.tag_collisions != 0) {
-    stripe.Add(kStatTagCollisions, found.tag_collisions);
-  }
   // Like a skip list Seek to the lookup key: skip versions newer than the
   // lookup's sequence, then hand out the rest newest first.
-  HashNode* node = found.head;
+  HashNode* node = FindVersions(target.user_key);
   while (node != nullptr && SequenceOf(node) > target.sequence()) {
     node = NextOf(node);
   }
@@ -155,8 +152,7 @@ Status StripedHashRep::GetChecked(const LookupKey& key, void* callback_args,
                                                         const char* entry),
                                   bool allow_data_in_errors) {
   const EntryKey target = DecodeEntryKey(key.memtable_key().data());
-  const HashSlotIndex::FindResult found = index_.Find(target.user_key);
-  stats_->Local().Add(found.head != nullptr ? kStatHits : kStatMisses, 1);
+  HashNode* const head = FindVersions(target.user_key);
   auto corruption = [&](const char* what) {
     return Status::Corruption(
         std::string("striped_hash: ") + what +
@@ -166,7 +162,7 @@ Status StripedHashRep::GetChecked(const LookupKey& key, void* callback_args,
   // A chain holds one user key's versions, each older than the one before.
   uint64_t previous = UINT64_MAX;
   bool reporting = true;
-  for (HashNode* node = found.head; node != nullptr; node = NextOf(node)) {
+  for (HashNode* node = head; node != nullptr; node = NextOf(node)) {
     const EntryKey entry = DecodeEntryKey(node->entry());
     if (entry.user_key != target.user_key) {
       return corruption("version chain holds another key");

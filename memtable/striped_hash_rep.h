@@ -91,6 +91,9 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep> {
 
  private:
   bool InsertEntry(ROCKSDB_NAMESPACE::KeyHandle handle);
+  // The newest version of user_key (its chain follows), or null; counts the
+  // lookup in the stats.
+  HashNode* FindVersions(const ROCKSDB_NAMESPACE::Slice& user_key) const;
   // The sorted view of everything inserted so far (cached).
   std::shared_ptr<const SortedView> CurrentView();
 
