@@ -31,6 +31,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 WRAPPER = os.path.join(HERE, "db_stress_ours")
+sys.path.insert(0, HERE)
+import stress_options  # noqa: E402
 DEFAULT_BIN = os.path.join(
     os.environ.get("ROCKSDB_CUCKOO_CACHE",
                    os.path.expanduser("~/.cache/rocksdb-cuckoo")),
@@ -41,8 +43,11 @@ FIXED = {
     # Asks for rocksdb.block-cache-* properties, which only BlockBasedTable
     # answers; with any other table the call fails and db_stress counts an error.
     "get_property_one_in": 0,
-    # Injects read errors through sync points, compiled out of release builds.
+    # Inject I/O errors through sync points, compiled out of release builds
+    # (RocksDB 9's db_stress refuses them there; 7.8.3 has only the first).
     "read_fault_one_in": 0,
+    "metadata_read_fault_one_in": 0,
+    "metadata_write_fault_one_in": 0,
     # Our table refuses user-defined timestamps at DB open (hashes user keys
     # as bytes; no timestamp-aware lookup), so every run would fail to open.
     "user_timestamp_size": 0,
@@ -59,6 +64,36 @@ FIXED = {
     "periodic_compaction_seconds": 0,
     # Required by backup_one_in.
     "clear_column_family_one_in": 0,
+    # RocksDB's memtable list: a manual flush (GetLiveFiles, Checkpoint,
+    # CompactRange) of a column family whose automatic flush is already
+    # queued adds no request of its own; the queued flush picks only the
+    # older memtables yet clears the flush-requested flag, and with two
+    # memtables needed to merge the new one is never flushed, so the manual
+    # flush waits forever (seen in 7.8.3 with any Env; the same code is in
+    # 9.10's MemTableList::PickMemtablesToFlush).
+    "min_write_buffer_number_to_merge": 1,
+}
+
+# And with RocksDB 7:
+FIXED_7 = {
+    # 7.8.3 marks a bottommost file for compaction while any sequence number
+    # in it is nonzero, but keeps the ones these options preserve: the same
+    # file is recompacted without end (thousands of BottommostFiles
+    # compactions a minute), starving the test of background threads.
+    "preserve_internal_time_seconds": 0,
+    "preclude_last_level_data_seconds": 0,
+}
+
+# And with RocksDB 9 (db_stress and BackupEngine assume BlockBasedTable):
+FIXED_9 = {
+    # Its SetOptions draws block_based_table_factory's options, which any
+    # other table factory refuses; db_stress then stops with an error.
+    "set_options_one_in": 0,
+    # Backups named by DB session id (one of db_stress's random choices)
+    # read each table file through SstFileDumper, which opens RocksDB's
+    # built-in formats only; tests/backup_db_test.cc covers BackupEngine
+    # with the naming that works (kLegacyCrc32cAndFileSize).
+    "backup_one_in": 0,
 }
 
 # Features asked for, how often (one in N operations of a thread).
@@ -74,7 +109,8 @@ SHORT = {
     "compact_range_one_in": 2000,
     "flush_one_in": 2000,
     "verify_checksum_one_in": 5000,
-    "get_live_files_one_in": 5000,
+    "get_live_files_one_in": 5000,  # RocksDB 9: get_live_files_apis_one_in
+    "get_live_files_apis_one_in": 5000,
     "approximate_size_one_in": 100,
     "verify_db_one_in": 20000,
     "verify_iterator_with_expected_state_one_in": 5,
@@ -103,8 +139,23 @@ def log(msg):
     print("run_stress: " + msg, flush=True)
 
 
-def flag_args(d):
-    return ["--%s=%s" % kv for kv in d.items()]
+def rocksdb_major(tree):
+    """ROCKSDB_MAJOR of the source tree the in-tree db_stress was built in."""
+    with open(os.path.join(tree, "include", "rocksdb", "version.h")) as f:
+        return int(re.search(r"#define ROCKSDB_MAJOR (\d+)", f.read()).group(1))
+
+
+def fixed_flags(args):
+    return dict(FIXED, **(FIXED_9 if args.major >= 9 else FIXED_7))
+
+
+def flag_args(args, d):
+    """--name=value for each flag the db_stress under test has: flags come
+    and go between RocksDB releases, and db_stress refuses unknown ones."""
+    known = {k: v for k, v in d.items() if k in args.known_flags}
+    # The user's own flags go last (the last one wins) and are never dropped.
+    return ["--%s=%s" % kv for kv in list(known.items()) + list(
+        args.extra.items())]
 
 
 def env_for(args, work):
@@ -147,19 +198,75 @@ def ops_in(work, since):
 
 
 def check_plugin(db):
-    sys.path.insert(0, HERE)
     import importlib.machinery
     wrapper = importlib.machinery.SourceFileLoader(
         "db_stress_ours", WRAPPER).load_module()
     problems = wrapper.check_plugin_in_use(db)
-    if not glob.glob(os.path.join(db, "*.sst")):
+    tables = glob.glob(os.path.join(db, "*.sst"))
+    if not tables:
         problems.append(db + " holds no table file")
+    # After a clean close every table file is complete: each must be ours.
+    for sst in tables:
+        with open(sst, "rb") as f:
+            f.seek(-8, os.SEEK_END)
+            if f.read(8) != wrapper.MAGIC:
+                problems.append(sst + " does not end in our magic number")
     return problems
+
+
+def descendants(pid):
+    """Pids of every live process below `pid`."""
+    children = {}
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            fields = open(stat).read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(
+            int(stat.split("/")[2]))
+    out, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def run_watched(cmd, env, timeout, log_path):
+    """Runs cmd with its output in log_path; returns (exit status or
+    "timeout", output). A run that outlives `timeout` is a hang until shown
+    otherwise: the threads of every process it started are written to the
+    log (gdb) before the whole group is killed."""
+    with open(log_path, "w") as out:
+        p = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT,
+                             start_new_session=True)
+        try:
+            rc = p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            rc = "timeout"
+            out.write("\nrun_stress: still running after %d s; threads:\n"
+                      % timeout)
+            out.flush()
+            for pid in descendants(p.pid):
+                exe = os.path.realpath("/proc/%d/exe" % pid)
+                if "python" in os.path.basename(exe):
+                    continue
+                out.write("\n=== pid %d (%s) ===\n" % (pid, exe))
+                out.flush()
+                # And a core file beside the log, to look at the hang later.
+                subprocess.run(["gdb", "-p", str(pid), "-batch", "-nx",
+                                "-ex", "thread apply all bt", "-ex",
+                                "gcore %s.core.%d" % (log_path, pid)],
+                               stdout=out, stderr=subprocess.STDOUT,
+                               timeout=120, check=False)
+            os.killpg(p.pid, 9)
+            p.wait()
+    return rc, open(log_path, errors="replace").read()
 
 
 def run_nocrash(args, sizes, work, mmap):
     db = os.path.join(work, "nocrash-db-mmap%d" % mmap)
-    flags = dict(FIXED, **sizes, **NOCRASH_MIX)
+    flags = dict(sizes, **NOCRASH_MIX, **fixed_flags(args))
     flags.update({
         "db": db, "destroy_db_initially": 1, "mmap_read": mmap,
         "reopen": args.reopen, "ops_per_thread": args.ops_per_thread,
@@ -177,16 +284,11 @@ def run_nocrash(args, sizes, work, mmap):
                      use_merge=0)
     else:
         flags["use_merge"] = 1
-    flags.update(args.extra)
-    cmd = [WRAPPER] + flag_args(flags)
+    cmd = [WRAPPER] + flag_args(args, flags)
     log("nocrash mmap_read=%d: %s" % (mmap, " ".join(cmd)))
     start = time.time()
-    try:
-        p = subprocess.run(cmd, env=env_for(args, work), capture_output=True,
-                           text=True, timeout=args.timeout)
-        rc, err = p.returncode, p.stderr
-    except subprocess.TimeoutExpired as e:
-        rc, err = "timeout", (e.stderr or b"").decode(errors="replace")
+    rc, err = run_watched(cmd, env_for(args, work), args.timeout,
+                          os.path.join(work, "nocrash-mmap%d.log" % mmap))
     took = time.time() - start
     out_path = sorted(glob.glob(os.path.join(work, "run-*.stdout")),
                       key=os.path.getmtime)[-1]
@@ -212,42 +314,43 @@ def run_nocrash(args, sizes, work, mmap):
 
 
 def run_crashtest(args, sizes, work, kind):
-    flags = dict(FIXED, **sizes)
+    flags = dict(sizes, **fixed_flags(args))
     flags.update({
         "ingest_external_file_one_in": args.ingest_one_in,
-        "duration": args.duration, "progress_reports": 1,
+        "progress_reports": 1,
         # Its 3-in-10 draw, once per test, would turn ingestion and merges off
         # for the whole test; entities are covered by nocrash mmap_read=0.
         "use_put_entity_one_in": 0,
         "mmap_read": args.mmap_read if args.mmap_read is not None
         else (1 if kind == "blackbox" else 0),
     })
+    # db_crashtest.py's own flags, which db_stress does not have.
+    own = {"duration": args.duration}
     if kind == "blackbox":
-        flags["interval"] = args.interval
+        own["interval"] = args.interval
     else:
         # Release build: no kill point fires, so the first (kill) runs go to
-        # 100 x ops_per_thread; keep them to a fraction of the duration.
+        # 100 x ops_per_thread; keep them to a fraction of the duration. Its
+        # FIFO runs get a fifth, which must stay above its 20 reopens.
         flags["ops_per_thread"] = args.whitebox_ops_per_thread
-    flags.update(args.extra)
     cmd = [sys.executable, args.crashtest, kind, "--stress_cmd=" + WRAPPER]
-    cmd += flag_args(flags)
+    cmd += ["--%s=%s" % kv for kv in own.items()] + flag_args(args, flags)
     log("%s: %s" % (kind, " ".join(cmd)))
     start = time.time()
-    p = subprocess.run(cmd, env=env_for(args, work), capture_output=True,
-                       text=True, timeout=args.duration + args.timeout)
+    rc, text = run_watched(cmd, env_for(args, work),
+                           args.duration + args.timeout,
+                           os.path.join(work, kind + ".log"))
     took = time.time() - start
-    with open(os.path.join(work, kind + ".log"), "w") as f:
-        f.write(p.stdout + "\n--- stderr ---\n" + p.stderr)
     ops, finished, killed = ops_in(work, start)
-    kills = p.stdout.count("KILLED ")
-    ok = p.returncode == 0
-    result = "ok" if ok else "FAILED (exit %d)" % p.returncode
+    kills = text.count("KILLED ")
+    ok = rc == 0
+    result = "ok" if ok else "FAILED (exit %s)" % rc
     summary = ("%s: %s, %.0f s, %d db_stress runs (%d killed by the test, %d "
                "ran to the end), about %d ops" % (
                    kind, result, took, finished + killed, kills, finished, ops))
     log(summary + " (%s)" % os.path.join(work, kind + ".log"))
     if not ok:
-        sys.stdout.write(p.stdout[-6000:] + "\n" + p.stderr[-3000:] + "\n")
+        sys.stdout.write(text[-12000:] + "\n")
     return ok, summary
 
 
@@ -299,7 +402,7 @@ def main():
     args.duration = d(args.duration, None, 3600)
     args.interval = d(args.interval, 25, 120)
     args.ops_per_thread = d(args.ops_per_thread, 30000, 300000)
-    args.whitebox_ops_per_thread = d(args.whitebox_ops_per_thread, 400, 5000)
+    args.whitebox_ops_per_thread = d(args.whitebox_ops_per_thread, 200, 5000)
     args.reopen = d(args.reopen, 10, 20)
     args.seed = d(args.seed, int(time.time()) % 100000, int(time.time()) % 100000)
     args.timeout = d(args.timeout, 240, 7200)
@@ -315,6 +418,9 @@ def main():
             log("missing %s (build it with ./setup.sh intree)" % path)
             return 2
 
+    args.major = rocksdb_major(args.bin_dir)
+    args.known_flags = set(stress_options.flag_defaults(
+        os.path.join(args.bin_dir, "db_stress")))
     work = args.work or tempfile.mkdtemp(prefix="cuckoo-stress-")
     os.makedirs(work, exist_ok=True)
     log("work folder %s, seed %d" % (work, args.seed))

@@ -1,14 +1,15 @@
 """Translates db_stress flags into an OPTIONS file that names our plugin.
 
-With --options_file, db_stress 7.8.3 takes every DB and column family option
-from the file and ignores the flags that would have set them (mmap_read,
-prefix_size, write_buffer_size, compaction_style, ...), while its test logic
-still reads some of those flags (prefix_size for prefix scans, use_merge, ...).
+With --options_file, db_stress (7.8.3 and 9.x) takes every DB and column
+family option from the file and ignores the flags that would have set them
+(mmap_read, prefix_size, write_buffer_size, compaction_style, ...), while its
+test logic still reads some of those flags (prefix_size for prefix scans,
+use_merge, ...).
 Writing the file from the same flags keeps the two in agreement, so the
 randomised flags of db_crashtest.py still vary the DB as they would with
 BlockBasedTable. Mirrors InitializeOptionsFromFlags() in
-db_stress_tool/db_stress_test_base.cc of 7.8.3, for every option an OPTIONS
-file can express.
+db_stress_tool/db_stress_test_base.cc of 7.8.3 and 9.10, for every option an
+OPTIONS file can express.
 """
 import re
 import subprocess
@@ -63,52 +64,92 @@ def _b(v):
     return "true" if str(v).lower() in ("1", "true", "yes") else "false"
 
 
+def _known(spec):
+    """{option: value} for each (option, value function) of spec whose
+    db_stress flags exist: the flag set differs between RocksDB releases, and
+    an option the running db_stress has no flag for keeps RocksDB's default."""
+    out = {}
+    for option, value in spec:
+        try:
+            out[option] = value()
+        except KeyError:
+            pass
+    return out
+
+
 def options_file_text(flags, table_options=TABLE_OPTIONS,
                       memtable_options=MEMTABLE_OPTIONS):
     """flags: every db_stress flag (defaults overlaid with the given ones)."""
     f = flags
     i = lambda k: int(float(f[k]))
-    db = {
-        "db_write_buffer_size": f["db_write_buffer_size"],
-        "max_background_compactions": f["max_background_compactions"],
-        "max_background_flushes": f["max_background_flushes"],
-        "max_open_files": f["open_files"],
-        "use_fsync": _b(f["use_fsync"]),
-        "compaction_readahead_size": f["compaction_readahead_size"],
-        "allow_mmap_reads": _b(f["mmap_read"]),
-        "allow_mmap_writes": _b(f["mmap_write"]),
-        "use_direct_reads": _b(f["use_direct_reads"]),
-        "use_direct_io_for_flush_and_compaction":
-            _b(f["use_direct_io_for_flush_and_compaction"]),
-        "recycle_log_file_num": f["recycle_log_file_num"],
-        "max_manifest_file_size": f["max_manifest_file_size"],
-        "max_subcompactions": f["subcompactions"],
-        "allow_concurrent_memtable_write":
-            _b(f["allow_concurrent_memtable_write"]),
-        "stats_dump_period_sec": f["stats_dump_period_sec"],
-        "enable_pipelined_write": _b(f["enable_pipelined_write"]),
-        "enable_write_thread_adaptive_yield":
-            _b(f["enable_write_thread_adaptive_yield"]),
-        "atomic_flush": _b(f["atomic_flush"]),
-        "manual_wal_flush": _b(i("manual_wal_flush_one_in") > 0),
-        "avoid_unnecessary_blocking_io": _b(f["avoid_unnecessary_blocking_io"]),
-        "write_dbid_to_manifest": _b(f["write_dbid_to_manifest"]),
-        "avoid_flush_during_recovery": _b(f["avoid_flush_during_recovery"]),
-        "max_write_batch_group_size_bytes":
-            f["max_write_batch_group_size_bytes"],
-        "track_and_verify_wals_in_manifest": "true",
-        "verify_sst_unique_id_in_manifest":
-            _b(f["verify_sst_unique_id_in_manifest"]),
-        "best_efforts_recovery": _b(f["best_efforts_recovery"]),
-        "fail_if_options_file_error": _b(f["fail_if_options_file_error"]),
-        "allow_data_in_errors": _b(f["allow_data_in_errors"]),
-        "wal_compression": _COMPRESSION[f["wal_compression"]],
-    }
-    universal = ("{size_ratio=%s;min_merge_width=%s;max_merge_width=%s;"
-                 "max_size_amplification_percent=%s;}" % (
-                     f["universal_size_ratio"], f["universal_min_merge_width"],
-                     f["universal_max_merge_width"],
-                     f["universal_max_size_amplification_percent"]))
+    same = lambda k: (k, lambda: f[k])  # option and flag share a name
+    flag = lambda option, k: (option, lambda: f[k])
+    boolean = lambda option, k: (option, lambda: _b(f[k]))
+    db = _known([
+        same("db_write_buffer_size"),
+        same("max_background_compactions"),
+        same("max_background_flushes"),
+        flag("max_open_files", "open_files"),
+        boolean("use_fsync", "use_fsync"),
+        same("compaction_readahead_size"),
+        boolean("allow_mmap_reads", "mmap_read"),
+        boolean("allow_mmap_writes", "mmap_write"),
+        boolean("use_direct_reads", "use_direct_reads"),
+        boolean("use_direct_io_for_flush_and_compaction",
+                "use_direct_io_for_flush_and_compaction"),
+        same("recycle_log_file_num"),
+        same("max_manifest_file_size"),
+        flag("max_subcompactions", "subcompactions"),
+        boolean("allow_concurrent_memtable_write",
+                "allow_concurrent_memtable_write"),
+        same("stats_dump_period_sec"),
+        boolean("enable_pipelined_write", "enable_pipelined_write"),
+        boolean("enable_write_thread_adaptive_yield",
+                "enable_write_thread_adaptive_yield"),
+        boolean("atomic_flush", "atomic_flush"),
+        ("manual_wal_flush", lambda: _b(i("manual_wal_flush_one_in") > 0)),
+        boolean("avoid_unnecessary_blocking_io",
+                "avoid_unnecessary_blocking_io"),
+        boolean("write_dbid_to_manifest", "write_dbid_to_manifest"),
+        boolean("write_identity_file", "write_identity_file"),
+        boolean("avoid_flush_during_recovery", "avoid_flush_during_recovery"),
+        boolean("avoid_flush_during_shutdown", "avoid_flush_during_shutdown"),
+        same("max_write_batch_group_size_bytes"),
+        ("track_and_verify_wals_in_manifest", lambda: "true"),
+        boolean("verify_sst_unique_id_in_manifest",
+                "verify_sst_unique_id_in_manifest"),
+        boolean("best_efforts_recovery", "best_efforts_recovery"),
+        boolean("fail_if_options_file_error", "fail_if_options_file_error"),
+        boolean("allow_data_in_errors", "allow_data_in_errors"),
+        ("wal_compression", lambda: _COMPRESSION[f["wal_compression"]]),
+        same("daily_offpeak_time_utc"),
+        boolean("allow_fallocate", "allow_fallocate"),
+        same("table_cache_numshardbits"),
+        same("log_readahead_size"),
+        same("bgerror_resume_retry_interval"),
+        same("max_log_file_size"),
+        same("log_file_time_to_roll"),
+        boolean("use_adaptive_mutex", "use_adaptive_mutex"),
+        boolean("advise_random_on_open", "advise_random_on_open"),
+        same("WAL_ttl_seconds"),
+        same("WAL_size_limit_MB"),
+        same("wal_bytes_per_sync"),
+        boolean("strict_bytes_per_sync", "strict_bytes_per_sync"),
+        boolean("dump_malloc_stats", "dump_malloc_stats"),
+        same("stats_history_buffer_size"),
+        boolean("skip_stats_update_on_db_open", "skip_stats_update_on_db_open"),
+        boolean("enable_thread_tracking", "enable_thread_tracking"),
+        same("manifest_preallocation_size"),
+        same("max_total_wal_size"),
+    ])
+    universal = ";".join("%s=%s" % kv for kv in _known([
+        flag("size_ratio", "universal_size_ratio"),
+        flag("min_merge_width", "universal_min_merge_width"),
+        flag("max_merge_width", "universal_max_merge_width"),
+        flag("max_size_amplification_percent",
+             "universal_max_size_amplification_percent"),
+        flag("max_read_amp", "universal_max_read_amp"),
+    ]).items())
     memtable = "striped_hash"
     if memtable_options:
         memtable = "{id=striped_hash;%s}" % memtable_options
@@ -118,64 +159,79 @@ def options_file_text(flags, table_options=TABLE_OPTIONS,
         # What db_stress would install: its Merge calls expect put semantics.
         "merge_operator": "put_v1" if _b(f["use_full_merge_v1"]) == "true"
                           else "put",
-        "write_buffer_size": f["write_buffer_size"],
-        "max_write_buffer_number": f["max_write_buffer_number"],
-        "min_write_buffer_number_to_merge":
-            f["min_write_buffer_number_to_merge"],
-        "max_write_buffer_number_to_maintain":
-            f["max_write_buffer_number_to_maintain"],
-        "max_write_buffer_size_to_maintain":
-            f["max_write_buffer_size_to_maintain"],
-        "memtable_prefix_bloom_size_ratio":
-            f["memtable_prefix_bloom_size_ratio"],
-        "memtable_whole_key_filtering": _b(f["memtable_whole_key_filtering"]),
-        "disable_auto_compactions": _b(f["disable_auto_compactions"]),
-        "compaction_style": _COMPACTION_STYLE[i("compaction_style")],
-        "compaction_pri": _COMPACTION_PRI[i("compaction_pri")],
-        "num_levels": f["num_levels"],
-        "prefix_extractor": ("rocksdb.FixedPrefix.%d" % i("prefix_size")
-                             if i("prefix_size") >= 0 else "nullptr"),
-        "target_file_size_base": f["target_file_size_base"],
-        "target_file_size_multiplier": f["target_file_size_multiplier"],
-        "max_bytes_for_level_base": f["max_bytes_for_level_base"],
-        "max_bytes_for_level_multiplier": f["max_bytes_for_level_multiplier"],
-        "level0_stop_writes_trigger": f["level0_stop_writes_trigger"],
-        "level0_slowdown_writes_trigger": f["level0_slowdown_writes_trigger"],
-        "level0_file_num_compaction_trigger":
-            f["level0_file_num_compaction_trigger"],
         # Our table stores every file uncompressed whatever this says; the
         # random compression_type (xpress, ...) would only fail validation.
         "compression": "kNoCompression",
         "bottommost_compression": "kDisableCompressionOption",
-        "inplace_update_support": _b(f["in_place_update"]),
-        "periodic_compaction_seconds": f["periodic_compaction_seconds"],
-        "ttl": f["compaction_ttl"],
-        "compaction_options_universal": universal,
-        "level_compaction_dynamic_level_bytes":
-            _b(f["level_compaction_dynamic_level_bytes"]),
-        "memtable_protection_bytes_per_key":
-            f["memtable_protection_bytes_per_key"],
-        "experimental_mempurge_threshold":
-            f["experimental_mempurge_threshold"],
-        "enable_blob_files": _b(f["enable_blob_files"]),
-        "min_blob_size": f["min_blob_size"],
-        "blob_file_size": f["blob_file_size"],
-        "blob_compression_type": _COMPRESSION[f["blob_compression_type"]],
-        "enable_blob_garbage_collection":
-            _b(f["enable_blob_garbage_collection"]),
-        "blob_garbage_collection_age_cutoff":
-            f["blob_garbage_collection_age_cutoff"],
-        "blob_garbage_collection_force_threshold":
-            f["blob_garbage_collection_force_threshold"],
-        "blob_compaction_readahead_size": f["blob_compaction_readahead_size"],
-        "blob_file_starting_level": f["blob_file_starting_level"],
-        "bottommost_temperature": ("kCold" if _b(f["enable_tiered_storage"])
-                                   == "true" else "kUnknown"),
-        "preclude_last_level_data_seconds":
-            f["preclude_last_level_data_seconds"],
-        "preserve_internal_time_seconds": f["preserve_internal_time_seconds"],
-        "paranoid_file_checks": _b(f["paranoid_file_checks"]),
+        "compaction_options_universal": "{%s;}" % universal,
     }
+    cf.update(_known([
+        same("write_buffer_size"),
+        same("max_write_buffer_number"),
+        same("min_write_buffer_number_to_merge"),
+        same("max_write_buffer_number_to_maintain"),
+        same("max_write_buffer_size_to_maintain"),
+        same("memtable_prefix_bloom_size_ratio"),
+        boolean("memtable_whole_key_filtering", "memtable_whole_key_filtering"),
+        boolean("disable_auto_compactions", "disable_auto_compactions"),
+        ("compaction_style",
+         lambda: _COMPACTION_STYLE[i("compaction_style")]),
+        ("compaction_options_fifo", lambda: "{allow_compaction=%s;}" % _b(
+            i("compaction_style") == 2 and _b(f["fifo_allow_compaction"])
+            == "true")),
+        ("compaction_pri", lambda: _COMPACTION_PRI[i("compaction_pri")]),
+        same("num_levels"),
+        ("prefix_extractor", lambda: ("rocksdb.FixedPrefix.%d" %
+                                      i("prefix_size")
+                                      if i("prefix_size") >= 0 else "nullptr")),
+        same("target_file_size_base"),
+        same("target_file_size_multiplier"),
+        same("max_bytes_for_level_base"),
+        same("max_bytes_for_level_multiplier"),
+        same("level0_stop_writes_trigger"),
+        same("level0_slowdown_writes_trigger"),
+        same("level0_file_num_compaction_trigger"),
+        # 9.x names the flag like the option; 7.8.3 has only in_place_update.
+        boolean("inplace_update_support", "in_place_update"),
+        boolean("inplace_update_support", "inplace_update_support"),
+        same("periodic_compaction_seconds"),
+        flag("ttl", "compaction_ttl"),
+        boolean("level_compaction_dynamic_level_bytes",
+                "level_compaction_dynamic_level_bytes"),
+        same("memtable_protection_bytes_per_key"),
+        same("block_protection_bytes_per_key"),
+        # Our memtable answers RocksDB 9's checked lookups (key order and
+        # checksums verified on the way).
+        boolean("paranoid_memory_checks", "paranoid_memory_checks"),
+        same("memtable_max_range_deletions"),
+        same("bottommost_file_compaction_delay"),
+        same("experimental_mempurge_threshold"),
+        boolean("enable_blob_files", "enable_blob_files"),
+        same("min_blob_size"),
+        same("blob_file_size"),
+        ("blob_compression_type",
+         lambda: _COMPRESSION[f["blob_compression_type"]]),
+        boolean("enable_blob_garbage_collection",
+                "enable_blob_garbage_collection"),
+        same("blob_garbage_collection_age_cutoff"),
+        same("blob_garbage_collection_force_threshold"),
+        same("blob_compaction_readahead_size"),
+        same("blob_file_starting_level"),
+        ("bottommost_temperature", lambda: (
+            "kCold" if _b(f["enable_tiered_storage"]) == "true"
+            else "kUnknown")),
+        same("last_level_temperature"),
+        same("default_write_temperature"),
+        same("default_temperature"),
+        same("preclude_last_level_data_seconds"),
+        same("preserve_internal_time_seconds"),
+        boolean("paranoid_file_checks", "paranoid_file_checks"),
+        boolean("optimize_filters_for_hits", "optimize_filters_for_hits"),
+        same("sample_for_compression"),
+        boolean("report_bg_io_stats", "report_bg_io_stats"),
+        same("max_sequential_skip_in_iterations"),
+        same("uncache_aggressiveness"),
+    ]))
     lines = ["[Version]", "  rocksdb_version=7.8.3",
              "  options_file_version=1.1", "", "[DBOptions]"]
     lines += [f"  {k}={v}" for k, v in db.items()]
