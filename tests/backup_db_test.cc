@@ -13,7 +13,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -27,24 +26,15 @@
 #include "rocksdb/utilities/checkpoint.h"
 #include "rocksdb/utilities/object_registry.h"
 #include "rocksdb/version.h"
+#include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
 
 namespace {
 
 using namespace ROCKSDB_NAMESPACE;
+using rocksdb_cuckoo::testing::FileMagic;
+using rocksdb_cuckoo::testing::kCuckooHashTableMagic;
 using Contents = std::map<std::string, std::string>;
-
-constexpr uint64_t kCuckooHashTableMagic = 0x73686f6f6b637563ull;
-
-uint64_t FileMagic(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  in.seekg(-8, std::ios::end);
-  unsigned char b[8] = {};
-  in.read(reinterpret_cast<char*>(b), 8);
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | b[i];
-  return v;
-}
 
 // How the backup names (and shares) table files.
 enum class Sharing { kPrivate, kSharedByFileName, kLegacyChecksumName };

@@ -1,7 +1,9 @@
-// Helpers shared by the DB-level tests (differential and corruption).
+// Helpers shared by the DB-level tests.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "rocksdb/merge_operator.h"
@@ -43,6 +45,18 @@ inline std::string Printable(const std::string& s, size_t limit = 48) {
   }
   if (s.size() > limit) out += "...(" + std::to_string(s.size()) + " bytes)";
   return "\"" + out + "\"";
+}
+
+// The last 8 bytes of every file CuckooHashTable writes, and a file's.
+constexpr uint64_t kCuckooHashTableMagic = 0x73686f6f6b637563ull;
+inline uint64_t FileMagic(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(-8, std::ios::end);
+  unsigned char b[8] = {};
+  in.read(reinterpret_cast<char*>(b), 8);
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | b[i];
+  return v;
 }
 
 }  // namespace rocksdb_cuckoo::testing

@@ -24,28 +24,19 @@
 #include "rocksdb/table.h"
 #include "rocksdb/table_properties.h"
 #include "rocksdb/utilities/object_registry.h"
+#include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
 
 namespace {
 
 using namespace ROCKSDB_NAMESPACE;
-
-constexpr uint64_t kCuckooHashTableMagic = 0x73686f6f6b637563ull;
+using rocksdb_cuckoo::testing::FileMagic;
+using rocksdb_cuckoo::testing::kCuckooHashTableMagic;
 
 std::string Key(int i) {
   char buf[16];
   snprintf(buf, sizeof(buf), "k%03d", i);
   return buf;
-}
-
-uint64_t FileMagic(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  in.seekg(-8, std::ios::end);
-  unsigned char b[8] = {};
-  in.read(reinterpret_cast<char*>(b), 8);
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | b[i];
-  return v;
 }
 
 class IngestionTest
