@@ -94,6 +94,9 @@ FIXED_9 = {
     # built-in formats only; tests/backup_db_test.cc covers BackupEngine
     # with the naming that works (kLegacyCrc32cAndFileSize).
     "backup_one_in": 0,
+    # Injects read errors into db_stress's own read of its --options_file,
+    # before it can retry anything: the run ends at start-up.
+    "open_metadata_read_fault_one_in": 0,
 }
 
 # Features asked for, how often (one in N operations of a thread).
