@@ -41,12 +41,11 @@ enum class Sharing { kPrivate, kSharedByFileName, kLegacyChecksumName };
 
 class BackupTest : public ::testing::TestWithParam<std::tuple<Sharing, bool>> {
  protected:
+  static void SetUpTestSuite() {
+    register_rocksdb_cuckoo(*ObjectLibrary::Default(), "");
+  }
+
   void SetUp() override {
-    static bool registered = [] {
-      register_rocksdb_cuckoo(*ObjectLibrary::Default(), "");
-      return true;
-    }();
-    (void)registered;
     root_ = ::testing::TempDir() + "/cuckoo_backup_" +
             std::to_string(getpid()) + "_" +
             std::to_string(reinterpret_cast<uintptr_t>(this));

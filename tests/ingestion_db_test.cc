@@ -42,12 +42,11 @@ std::string Key(int i) {
 class IngestionTest
     : public ::testing::TestWithParam<std::tuple<bool, bool, bool>> {
  protected:
+  static void SetUpTestSuite() {
+    register_rocksdb_cuckoo(*ObjectLibrary::Default(), "");
+  }
+
   void SetUp() override {
-    static bool registered = [] {
-      register_rocksdb_cuckoo(*ObjectLibrary::Default(), "");
-      return true;
-    }();
-    (void)registered;
     const auto [mmap, write_global_seqno, identity] = GetParam();
     write_global_seqno_ = write_global_seqno;
     root_ = ::testing::TempDir() + "/cuckoo_ingest_" +

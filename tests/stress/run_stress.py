@@ -204,16 +204,9 @@ def check_plugin(db):
     import importlib.machinery
     wrapper = importlib.machinery.SourceFileLoader(
         "db_stress_ours", WRAPPER).load_module()
-    problems = wrapper.check_plugin_in_use(db)
-    tables = glob.glob(os.path.join(db, "*.sst"))
-    if not tables:
+    problems = wrapper.check_plugin_in_use(db, closed_cleanly=True)
+    if not glob.glob(os.path.join(db, "*.sst")):
         problems.append(db + " holds no table file")
-    # After a clean close every table file is complete: each must be ours.
-    for sst in tables:
-        with open(sst, "rb") as f:
-            f.seek(-8, os.SEEK_END)
-            if f.read(8) != wrapper.MAGIC:
-                problems.append(sst + " does not end in our magic number")
     return problems
 
 
@@ -422,10 +415,10 @@ def main():
             return 2
 
     args.major = rocksdb_major(args.bin_dir)
-    args.known_flags = set(stress_options.flag_defaults(
-        os.path.join(args.bin_dir, "db_stress")))
     work = args.work or tempfile.mkdtemp(prefix="cuckoo-stress-")
     os.makedirs(work, exist_ok=True)
+    args.known_flags = set(stress_options.flag_defaults(
+        os.path.join(args.bin_dir, "db_stress"), work))
     log("work folder %s, seed %d" % (work, args.seed))
     results = []
     if args.mode in ("all", "nocrash"):

@@ -11,6 +11,8 @@ BlockBasedTable. Mirrors InitializeOptionsFromFlags() in
 db_stress_tool/db_stress_test_base.cc of 7.8.3 and 9.10, for every option an
 OPTIONS file can express.
 """
+import json
+import os
 import re
 import subprocess
 
@@ -31,8 +33,22 @@ _COMPACTION_PRI = {0: "kByCompensatedSize", 1: "kOldestLargestSeqFirst",
                    4: "kRoundRobin"}
 
 
-def flag_defaults(db_stress):
-    """Every flag's default, as the binary itself reports it (--helpfull)."""
+def flag_defaults(db_stress, work):
+    """Every flag's default, as the binary itself reports it (--helpfull),
+    asked once per work folder: every db_stress run of a test reads it."""
+    cache = os.path.join(work, "db_stress_flag_defaults.json")
+    if os.path.exists(cache):
+        with open(cache) as f:
+            return json.load(f)
+    defaults = _ask_flag_defaults(db_stress)
+    tmp = cache + ".%d" % os.getpid()
+    with open(tmp, "w") as f:
+        json.dump(defaults, f)
+    os.replace(tmp, cache)
+    return defaults
+
+
+def _ask_flag_defaults(db_stress):
     out = subprocess.run([db_stress, "--helpfull"], capture_output=True,
                          text=True).stdout
     defaults = {}
