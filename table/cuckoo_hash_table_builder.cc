@@ -97,6 +97,27 @@ uint64_t CuckooHashTableBuilder::EndRegion() {
   return digest;
 }
 
+// Counts exactly as BlockBasedTable does, range tombstones included, because
+// RocksDB reads these numbers back: it divides by raw_key_size +
+// raw_value_size whenever num_entries exceeds num_deletions (so a file of
+// tombstones alone must have nonzero raw sizes), and 9.x checks a
+// compaction's input count against num_entries - num_range_deletions.
+void CuckooHashTableBuilder::CountInProperties(ValueType type, const Slice& key,
+                                               const Slice& value) {
+  properties_.num_entries++;
+  properties_.raw_key_size += key.size();
+  properties_.raw_value_size += value.size();
+  if (type == kTypeDeletion || type == kTypeSingleDeletion ||
+      type == kTypeDeletionWithTimestamp) {
+    properties_.num_deletions++;
+  } else if (type == kTypeRangeDeletion) {
+    properties_.num_deletions++;
+    properties_.num_range_deletions++;
+  } else if (type == kTypeMerge) {
+    properties_.num_merge_operands++;
+  }
+}
+
 void CuckooHashTableBuilder::Add(const Slice& key, const Slice& value) {
   if (!status_.ok() || closed_) return;
   ParsedInternalKey parsed;
@@ -116,10 +137,7 @@ void CuckooHashTableBuilder::Add(const Slice& key, const Slice& value) {
                       static_cast<uint32_t>(value.size()), &range_dels_);
     range_dels_.append(key.data(), key.size());
     range_dels_.append(value.data(), value.size());
-    // Counted in num_entries too, as BlockBasedTable does: 9.x checks a
-    // compaction's input count against num_entries - num_range_deletions.
-    properties_.num_entries++;
-    properties_.num_range_deletions++;
+    CountInProperties(parsed.type, key, value);
     NotifyCollectTableCollectorsOnAdd(key, value, data_bytes_, collectors_,
                                       ioptions_.logger);
     return;
@@ -162,15 +180,7 @@ void CuckooHashTableBuilder::Add(const Slice& key, const Slice& value) {
     Append(value);
   }
 
-  properties_.num_entries++;
-  properties_.raw_key_size += key.size();
-  properties_.raw_value_size += value.size();
-  if (parsed.type == kTypeDeletion || parsed.type == kTypeSingleDeletion ||
-      parsed.type == kTypeDeletionWithTimestamp) {
-    properties_.num_deletions++;
-  } else if (parsed.type == kTypeMerge) {
-    properties_.num_merge_operands++;
-  }
+  CountInProperties(parsed.type, key, value);
   NotifyCollectTableCollectorsOnAdd(key, value, data_bytes_, collectors_,
                                     ioptions_.logger);
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "db/dbformat.h"
 #include "db/table_properties_collector.h"
 #include "table/cuckoo_hash_table.h"
 #include "table/cuckoo_hash_table_format.h"
@@ -44,6 +45,9 @@ class CuckooHashTableBuilder : public ROCKSDB_NAMESPACE::TableBuilder {
  private:
   // Appends to the file and to the running checksum of the current region.
   void Append(const ROCKSDB_NAMESPACE::Slice& bytes);
+  void CountInProperties(ROCKSDB_NAMESPACE::ValueType type,
+                         const ROCKSDB_NAMESPACE::Slice& key,
+                         const ROCKSDB_NAMESPACE::Slice& value);
   // Finishes the current region: returns its checksum and starts the next.
   uint64_t EndRegion();
   // Writes the buffered entries in key order and streams the rest.

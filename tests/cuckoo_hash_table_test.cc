@@ -11,6 +11,7 @@
 
 #include "db/range_tombstone_fragmenter.h"
 #include "rocksdb/merge_operator.h"
+#include "rocksdb/table.h"
 #include "table/internal_iterator.h"
 #include "tests/status_assertions.h"
 #include "tests/table_harness.h"
@@ -325,6 +326,38 @@ TEST_P(CuckooHashTableTest, AllEntryTypes) {
   auto props = h->reader()->GetTableProperties();
   EXPECT_EQ(props->num_deletions, 2u);
   EXPECT_EQ(props->num_merge_operands, 4u);
+}
+
+// RocksDB reads these counts back (compensated sizes divide by the raw sizes
+// whenever a file holds more entries than deletions; 9.x checks compaction
+// input counts), so they must be exactly BlockBasedTable's for the same input.
+TEST_P(CuckooHashTableTest, EntryCountsMatchBlockBasedTable) {
+  const std::vector<Entries> inputs = {
+      {{InternalKeyOf("a", 7, kTypeRangeDeletion), "c"},
+       {InternalKeyOf("x", 5, kTypeRangeDeletion), "zz"}},
+      {{InternalKeyOf("put", 1, kTypeValue), "value"},
+       {InternalKeyOf("del", 2, kTypeDeletion), ""},
+       {InternalKeyOf("sdel", 3, kTypeSingleDeletion), ""},
+       {InternalKeyOf("m", 5, kTypeMerge), "b"},
+       {InternalKeyOf("m", 4, kTypeMerge), "a"},
+       {InternalKeyOf("b", 6, kTypeRangeDeletion), "n"}}};
+  for (const Entries& input : inputs) {
+    auto ours = Harness();
+    ASSERT_OK(ours->Build(input));
+    TableHarness theirs(
+        std::shared_ptr<TableFactory>(NewBlockBasedTableFactory()),
+        ours->path() + ".bbt", GetParam().mmap, std::make_shared<JoinMerge>());
+    ASSERT_OK(theirs.Build(input));
+    auto a = ours->reader()->GetTableProperties();
+    auto b = theirs.reader()->GetTableProperties();
+    EXPECT_EQ(a->num_entries, b->num_entries);
+    EXPECT_EQ(a->num_deletions, b->num_deletions);
+    EXPECT_EQ(a->num_range_deletions, b->num_range_deletions);
+    EXPECT_EQ(a->num_merge_operands, b->num_merge_operands);
+    EXPECT_EQ(a->raw_key_size, b->raw_key_size);
+    EXPECT_EQ(a->raw_value_size, b->raw_value_size);
+    EXPECT_GT(a->raw_key_size + a->raw_value_size, 0u);
+  }
 }
 
 TEST_P(CuckooHashTableTest, RangeTombstonesAreStoredAndFragmented) {
