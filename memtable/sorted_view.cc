@@ -73,7 +73,7 @@ Item* RadixSortByPrefix(Item* items, Item* scratch, size_t n,
 
 SortedView::SortedView(HashSlotIndex* index, const KeyComparator& comparator,
                        KeyOrder order)
-    : comparator_(comparator) {
+    : covered_entries_(index->NumEntries()), comparator_(comparator) {
   // Room for the keys counted now and some that concurrent writers add while
   // the index is scanned; a scan that finds more starts again with more.
   for (size_t capacity = index->NumKeys() * 17 / 16 + 64;; capacity *= 2) {

@@ -6,7 +6,9 @@
 // Built on demand from the hash index; iterators share it, and the memtable
 // reuses it until an insert arrives. Entries inserted after the build are not
 // in it unless they joined a chain in the view: they carry sequence numbers
-// above any reader that could ask for them.
+// above the reader the view was made for. A reader whose sequence number
+// grows later (Iterator::Refresh, tailing iterators) asks its
+// SortedViewSource for a view again.
 #pragma once
 
 #include <cstddef>
@@ -37,6 +39,8 @@ class SortedView {
              KeyOrder order);
 
   size_t size() const { return size_; }
+  // The index's entry count when the build started: all of them are in it.
+  uint64_t covered_entries() const { return covered_entries_; }
   HashNode* head(size_t i) const { return heads_[i]; }
 
   // First position whose head is >= / > a length-prefixed internal key.
@@ -49,7 +53,20 @@ class SortedView {
   std::unique_ptr<LargeBuffer> storage_;  // holds heads_
   HashNode** heads_ = nullptr;
   size_t size_ = 0;
+  uint64_t covered_entries_;
   const KeyComparator& comparator_;
+};
+
+// Hands an iterator a view again before it repositions. A DB iterator keeps
+// its memtable iterator across Iterator::Refresh() while the memtable stays,
+// and a tailing iterator keeps it across seeks; both then read at a newer
+// sequence number, which the entries inserted since must serve.
+class SortedViewSource {
+ public:
+  virtual ~SortedViewSource() = default;
+  // `view` while nothing was inserted since it was built, else a new one.
+  virtual std::shared_ptr<const SortedView> Renewed(
+      std::shared_ptr<const SortedView> view) = 0;
 };
 
 }  // namespace rocksdb_cuckoo

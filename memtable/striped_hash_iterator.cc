@@ -26,9 +26,15 @@ HashNode* LastOfChain(HashNode* node) {
 
 }  // namespace
 
-StripedHashIterator::StripedHashIterator(std::shared_ptr<const SortedView> view,
+StripedHashIterator::StripedHashIterator(SortedViewSource* source,
+                                         std::shared_ptr<const SortedView> view,
                                          const KeyComparator& comparator)
-    : view_(std::move(view)), comparator_(comparator) {}
+    : source_(source), view_(std::move(view)), comparator_(comparator) {}
+
+void StripedHashIterator::BeforePositioning() {
+  if (positioned_) view_ = source_->Renewed(std::move(view_));
+  positioned_ = true;
+}
 
 void StripedHashIterator::ToHead(size_t index) {
   index_ = index;
@@ -84,6 +90,7 @@ const char* StripedHashIterator::Target(const Slice& internal_key,
 
 void StripedHashIterator::Seek(const Slice& internal_key,
                                const char* memtable_key) {
+  BeforePositioning();
   const char* target = Target(internal_key, memtable_key);
   const size_t index = view_->LowerBound(target);
   if (index > 0) {
@@ -108,6 +115,7 @@ void StripedHashIterator::Seek(const Slice& internal_key,
 
 void StripedHashIterator::SeekForPrev(const Slice& internal_key,
                                       const char* memtable_key) {
+  BeforePositioning();
   const char* target = Target(internal_key, memtable_key);
   const size_t index = view_->UpperBound(target);
   if (index == 0) {
@@ -132,7 +140,10 @@ void StripedHashIterator::SeekForPrev(const Slice& internal_key,
   node_ = node;
 }
 
-void StripedHashIterator::SeekToFirst() { ToHead(0); }
+void StripedHashIterator::SeekToFirst() {
+  BeforePositioning();
+  ToHead(0);
+}
 
 Status StripedHashIterator::CheckOrder(const char* before, const char* after,
                                        bool allow_data_in_errors) {
@@ -183,6 +194,7 @@ Status StripedHashIterator::SeekChecked(const Slice& internal_key,
 }
 
 void StripedHashIterator::SeekToLast() {
+  BeforePositioning();
   if (view_->size() == 0) {
     index_ = 0;
     node_ = nullptr;

@@ -18,7 +18,8 @@ class StripedHashIterator
  public:
   using KeyComparator = ROCKSDB_NAMESPACE::MemTableRep::KeyComparator;
 
-  StripedHashIterator(std::shared_ptr<const SortedView> view,
+  StripedHashIterator(SortedViewSource* source,
+                      std::shared_ptr<const SortedView> view,
                       const KeyComparator& comparator);
 
   bool Valid() const override { return node_ != nullptr; }
@@ -42,6 +43,10 @@ class StripedHashIterator
       bool allow_data_in_errors);
 
  private:
+  // Called by every positioning move. The view the iterator was made with
+  // serves the reader that made it; a later positioning may come from a
+  // reader at a newer sequence number, so it takes a renewed view.
+  void BeforePositioning();
   // Positions on head `index` (invalid past the end) and prefetches the
   // heads a scan will need next.
   void ToHead(size_t index);
@@ -51,8 +56,10 @@ class StripedHashIterator
   ROCKSDB_NAMESPACE::Status CheckOrder(const char* before, const char* after,
                                        bool allow_data_in_errors);
 
+  SortedViewSource* const source_;
   std::shared_ptr<const SortedView> view_;
   const KeyComparator& comparator_;
+  bool positioned_ = false;
   size_t index_ = 0;          // view position of node_'s user key
   HashNode* node_ = nullptr;  // current entry; null when invalid
   std::string scratch_;       // encoded seek target

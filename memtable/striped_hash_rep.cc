@@ -180,12 +180,8 @@ Status StripedHashRep::GetChecked(const LookupKey& key, void* callback_args,
 
 std::shared_ptr<const SortedView> StripedHashRep::CurrentView() {
   std::lock_guard<std::mutex> lock(view_mutex_);
-  // Read the count first: every entry it includes is linked, so the view
-  // built below has it.
-  const uint64_t entries = index_.NumEntries();
-  if (view_ == nullptr || view_entries_ != entries) {
+  if (view_ == nullptr || view_->covered_entries() != index_.NumEntries()) {
     view_ = std::make_shared<const SortedView>(&index_, comparator_, order_);
-    view_entries_ = entries;
     view_bytes_.store(view_->MemoryUsage(), std::memory_order_relaxed);
     stats_->Add(kStatSorts, 1);
   }
@@ -197,7 +193,13 @@ MemTableRep::Iterator* StripedHashRep::GetIterator(Arena* arena) {
   void* memory = arena != nullptr
                      ? arena->AllocateAligned(sizeof(StripedHashIterator))
                      : ::operator new(sizeof(StripedHashIterator));
-  return new (memory) StripedHashIterator(std::move(view), comparator_);
+  return new (memory) StripedHashIterator(this, std::move(view), comparator_);
+}
+
+std::shared_ptr<const SortedView> StripedHashRep::Renewed(
+    std::shared_ptr<const SortedView> view) {
+  if (view->covered_entries() == index_.NumEntries()) return view;
+  return CurrentView();
 }
 
 uint64_t StripedHashRep::ApproximateNumEntries(const Slice& start_ikey,
@@ -223,7 +225,7 @@ void StripedHashRep::UniqueRandomSample(
   // duplicates in one pass.
   std::mt19937_64 random(static_cast<uint64_t>(
       std::chrono::steady_clock::now().time_since_epoch().count()));
-  StripedHashIterator iter(CurrentView(), comparator_);
+  StripedHashIterator iter(this, CurrentView(), comparator_);
   uint64_t seen = 0;
   uint64_t needed = target_sample_size;
   for (iter.SeekToFirst(); iter.Valid() && needed > 0 && seen < num_entries;

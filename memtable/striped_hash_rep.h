@@ -19,7 +19,8 @@
 
 namespace rocksdb_cuckoo {
 
-class StripedHashRep : public ValidatingMemTableRep<StripedHashRep> {
+class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
+                       public SortedViewSource {
  public:
   StripedHashRep(const KeyComparator& comparator,
                  ROCKSDB_NAMESPACE::Allocator* allocator,
@@ -96,6 +97,8 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep> {
   HashNode* FindVersions(const ROCKSDB_NAMESPACE::Slice& user_key) const;
   // The sorted view of everything inserted so far (cached).
   std::shared_ptr<const SortedView> CurrentView();
+  std::shared_ptr<const SortedView> Renewed(
+      std::shared_ptr<const SortedView> view) override;
 
   const KeyComparator& comparator_;
   const KeyOrder order_;
@@ -106,7 +109,6 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep> {
 
   std::mutex view_mutex_;
   std::shared_ptr<const SortedView> view_;  // guarded by view_mutex_
-  uint64_t view_entries_ = 0;               // NumEntries() it was built at
   std::atomic<size_t> view_bytes_{0};
   std::atomic<bool> read_only_{false};
   size_t read_only_usage_ = 0;  // written before read_only_ is set

@@ -117,5 +117,105 @@ TEST(StripedHashDbTest, ConcurrentWritersFlushesAndReaders) {
   std::filesystem::remove_all(path);
 }
 
+// A DB iterator keeps its memtable iterator across Iterator::Refresh() while
+// the memtable stays the same, and a tailing iterator keeps it across seeks:
+// both read at a newer sequence number than the memtable iterator was made
+// for, so writes made since must show. Every positioning call is checked.
+class StripedHashIteratorReuseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    register_rocksdb_cuckoo(*ObjectLibrary::Default(), "");
+    path_ = ::testing::TempDir() + "/striped_hash_reuse_" +
+            std::to_string(getpid());
+    std::filesystem::remove_all(path_);
+    ConfigOptions config;
+    config.ignore_unknown_options = false;
+    Options options;
+    ASSERT_OK(GetOptionsFromString(
+        config, Options(),
+        "create_if_missing=true;memtable_factory=striped_hash", &options));
+    DB* raw = nullptr;
+    ASSERT_OK(DB::Open(options, path_, &raw));
+    db_.reset(raw);
+    ASSERT_OK(db_->Put(WriteOptions(), "b", "old"));
+    ASSERT_OK(db_->Delete(WriteOptions(), "c"));
+  }
+  void TearDown() override {
+    if (db_) EXPECT_OK(db_->Close());
+    db_.reset();
+    std::filesystem::remove_all(path_);
+  }
+  // Writes that the iterator's first view cannot hold: a new key, a new
+  // version of a key and a key that was deleted before.
+  void WriteAfterIteratorMade() {
+    ASSERT_OK(db_->Put(WriteOptions(), "a", "new"));
+    ASSERT_OK(db_->Put(WriteOptions(), "b", "new"));
+    ASSERT_OK(db_->Put(WriteOptions(), "c", "new"));
+  }
+  static std::string Forward(Iterator* it) {
+    std::string out;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      out += it->key().ToString() + "=" + it->value().ToString() + " ";
+    }
+    EXPECT_OK(it->status());
+    return out;
+  }
+  static std::string Backward(Iterator* it) {
+    std::string out;
+    for (it->SeekToLast(); it->Valid(); it->Prev()) {
+      out += it->key().ToString() + "=" + it->value().ToString() + " ";
+    }
+    EXPECT_OK(it->status());
+    return out;
+  }
+  std::string path_;
+  std::unique_ptr<DB> db_;
+};
+
+TEST_F(StripedHashIteratorReuseTest, RefreshSeesWritesMadeSince) {
+  std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
+  EXPECT_EQ(Forward(it.get()), "b=old ");
+  ASSERT_NO_FATAL_FAILURE(WriteAfterIteratorMade());
+  // The iterator's own sequence number still hides them.
+  EXPECT_EQ(Forward(it.get()), "b=old ");
+  ASSERT_OK(it->Refresh());
+  EXPECT_EQ(Forward(it.get()), "a=new b=new c=new ");
+  ASSERT_OK(it->Refresh());
+  EXPECT_EQ(Backward(it.get()), "c=new b=new a=new ");
+  ASSERT_OK(db_->Put(WriteOptions(), "d", "new"));
+  ASSERT_OK(it->Refresh());
+  it->Seek("c");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key().ToString(), "c");
+  it->Next();
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key().ToString(), "d");
+  ASSERT_OK(db_->Put(WriteOptions(), "e", "new"));
+  ASSERT_OK(it->Refresh());
+  it->SeekForPrev("f");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key().ToString(), "e");
+}
+
+TEST_F(StripedHashIteratorReuseTest, TailingIteratorSeesWritesMadeSince) {
+  ReadOptions tailing;
+  tailing.tailing = true;
+  std::unique_ptr<Iterator> it(db_->NewIterator(tailing));
+  it->Seek("a");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key().ToString(), "b");
+  ASSERT_NO_FATAL_FAILURE(WriteAfterIteratorMade());
+  it->Seek("a");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key().ToString() + "=" + it->value().ToString(), "a=new");
+  it->Next();
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key().ToString() + "=" + it->value().ToString(), "b=new");
+  it->Next();
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key().ToString() + "=" + it->value().ToString(), "c=new");
+  ASSERT_OK(it->status());
+}
+
 }  // namespace
 }  // namespace rocksdb_cuckoo

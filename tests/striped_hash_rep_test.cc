@@ -113,6 +113,45 @@ TEST(StripedHashRepTest, IteratorKeepsEntryBytes) {
   EXPECT_EQ(seen[2].type, kTypeDeletion);
 }
 
+// An iterator's first positioning uses the view it was made with; every later
+// one also sees entries inserted since (its reader may have moved on to a
+// newer sequence number: Iterator::Refresh, tailing iterators).
+TEST(StripedHashRepTest, RepositioningSeesEntriesInsertedSince) {
+  RepHarness h;
+  ASSERT_TRUE(h.Insert({"b", 1, kTypeValue, "b1"}));
+  std::unique_ptr<MemTableRep::Iterator> iter(h.rep()->GetIterator());
+  ASSERT_TRUE(h.Insert({"a", 2, kTypeValue, "a2"}));
+  ASSERT_TRUE(h.Insert({"b", 3, kTypeValue, "b3"}));
+  iter->SeekToFirst();
+  ASSERT_TRUE(iter->Valid());
+  EXPECT_EQ(DecodeEntry(iter->key()).seq, 1u);
+  iter->Next();
+  EXPECT_FALSE(iter->Valid());
+  auto scan = [&] {
+    std::vector<SequenceNumber> seqs;
+    for (; iter->Valid(); iter->Next()) {
+      seqs.push_back(DecodeEntry(iter->key()).seq);
+    }
+    return seqs;
+  };
+  iter->SeekToFirst();
+  EXPECT_EQ(scan(), (std::vector<SequenceNumber>{2, 3, 1}));
+  ASSERT_TRUE(h.Insert({"c", 4, kTypeValue, "c4"}));
+  iter->SeekToLast();
+  ASSERT_TRUE(iter->Valid());
+  EXPECT_EQ(DecodeEntry(iter->key()).seq, 4u);
+  ASSERT_TRUE(h.Insert({"d", 5, kTypeValue, "d5"}));
+  iter->Seek(
+      Entry{"c", kMaxSequenceNumber, kValueTypeForSeek, ""}.InternalKey(),
+      nullptr);
+  EXPECT_EQ(scan(), (std::vector<SequenceNumber>{4, 5}));
+  ASSERT_TRUE(h.Insert({"e", 6, kTypeValue, "e6"}));
+  iter->SeekForPrev(Entry{"f", 0, kValueTypeForSeekForPrev, ""}.InternalKey(),
+                    nullptr);
+  ASSERT_TRUE(iter->Valid());
+  EXPECT_EQ(DecodeEntry(iter->key()).seq, 6u);
+}
+
 TEST(StripedHashRepTest, GetReturnsVersionsNewestFirstFromLookupSequence) {
   RepHarness h;
   // Out of sequence order, as concurrent writers may deliver them.
