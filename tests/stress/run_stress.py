@@ -152,9 +152,24 @@ def fixed_flags(args):
     return dict(FIXED, **(FIXED_9 if args.major >= 9 else FIXED_7))
 
 
+# Flags above that only some supported RocksDB releases have.
+NOT_IN_EVERY_RELEASE = {
+    "metadata_read_fault_one_in", "metadata_write_fault_one_in",  # 9.x
+    "open_metadata_read_fault_one_in",  # 9.x
+    "get_live_files_one_in",  # 7.x; 9.x splits it:
+    "get_live_files_apis_one_in",
+}
+
+
 def flag_args(args, d):
     """--name=value for each flag the db_stress under test has: flags come
-    and go between RocksDB releases, and db_stress refuses unknown ones."""
+    and go between RocksDB releases, and db_stress refuses unknown ones.
+    Only flags listed in NOT_IN_EVERY_RELEASE may be missing, so that a
+    misspelled flag fails instead of silently not applying."""
+    unknown = sorted(set(d) - args.known_flags - NOT_IN_EVERY_RELEASE)
+    if unknown:
+        raise SystemExit("run_stress: %s has no flag --%s" %
+                         (args.bin_dir, unknown[0]))
     known = {k: v for k, v in d.items() if k in args.known_flags}
     # The user's own flags go last (the last one wins) and are never dropped.
     return ["--%s=%s" % kv for kv in list(known.items()) + list(

@@ -80,28 +80,48 @@ def _b(v):
     return "true" if str(v).lower() in ("1", "true", "yes") else "false"
 
 
-def _known(spec):
-    """{option: value} for each (option, value function) of spec whose
-    db_stress flags exist: the flag set differs between RocksDB releases, and
-    an option the running db_stress has no flag for keeps RocksDB's default."""
+def _options(flags, spec):
+    """{option: value} for spec's entries (option, flags read, value from
+    them, newer). An entry marked newer reads flags that only later RocksDB
+    releases have: without them the option keeps RocksDB's default. Any
+    other missing flag is an error, so a misspelled name cannot hide."""
     out = {}
-    for option, value in spec:
-        try:
-            out[option] = value()
-        except KeyError:
-            pass
+    for option, names, value, newer in spec:
+        missing = [k for k in names if k not in flags]
+        if missing and newer:
+            continue
+        if missing:
+            raise RuntimeError("db_stress has no flag --%s (for option %s)" %
+                               (missing[0], option))
+        out[option] = value(*(flags[k] for k in names))
     return out
+
+
+def _same(name):  # option and flag share a name
+    return (name, (name,), str, False)
+
+
+def _flag(option, name):
+    return (option, (name,), str, False)
+
+
+def _boolean(option, name):
+    return (option, (name,), _b, False)
+
+
+def _newer(entry):
+    return entry[:3] + (True,)
+
+
+def _int(v):
+    return int(float(v))
 
 
 def options_file_text(flags, table_options=TABLE_OPTIONS,
                       memtable_options=MEMTABLE_OPTIONS):
     """flags: every db_stress flag (defaults overlaid with the given ones)."""
-    f = flags
-    i = lambda k: int(float(f[k]))
-    same = lambda k: (k, lambda: f[k])  # option and flag share a name
-    flag = lambda option, k: (option, lambda: f[k])
-    boolean = lambda option, k: (option, lambda: _b(f[k]))
-    db = _known([
+    same, flag, boolean, newer = _same, _flag, _boolean, _newer
+    db = _options(flags, [
         same("db_write_buffer_size"),
         same("max_background_compactions"),
         same("max_background_flushes"),
@@ -123,48 +143,52 @@ def options_file_text(flags, table_options=TABLE_OPTIONS,
         boolean("enable_write_thread_adaptive_yield",
                 "enable_write_thread_adaptive_yield"),
         boolean("atomic_flush", "atomic_flush"),
-        ("manual_wal_flush", lambda: _b(i("manual_wal_flush_one_in") > 0)),
+        ("manual_wal_flush", ("manual_wal_flush_one_in",),
+         lambda v: _b(_int(v) > 0), False),
         boolean("avoid_unnecessary_blocking_io",
                 "avoid_unnecessary_blocking_io"),
         boolean("write_dbid_to_manifest", "write_dbid_to_manifest"),
-        boolean("write_identity_file", "write_identity_file"),
+        newer(boolean("write_identity_file", "write_identity_file")),
         boolean("avoid_flush_during_recovery", "avoid_flush_during_recovery"),
-        boolean("avoid_flush_during_shutdown", "avoid_flush_during_shutdown"),
+        newer(boolean("avoid_flush_during_shutdown",
+                      "avoid_flush_during_shutdown")),
         same("max_write_batch_group_size_bytes"),
-        ("track_and_verify_wals_in_manifest", lambda: "true"),
+        ("track_and_verify_wals_in_manifest", (), lambda: "true", False),
         boolean("verify_sst_unique_id_in_manifest",
                 "verify_sst_unique_id_in_manifest"),
         boolean("best_efforts_recovery", "best_efforts_recovery"),
         boolean("fail_if_options_file_error", "fail_if_options_file_error"),
         boolean("allow_data_in_errors", "allow_data_in_errors"),
-        ("wal_compression", lambda: _COMPRESSION[f["wal_compression"]]),
-        same("daily_offpeak_time_utc"),
-        boolean("allow_fallocate", "allow_fallocate"),
-        same("table_cache_numshardbits"),
-        same("log_readahead_size"),
-        same("bgerror_resume_retry_interval"),
-        same("max_log_file_size"),
-        same("log_file_time_to_roll"),
-        boolean("use_adaptive_mutex", "use_adaptive_mutex"),
-        boolean("advise_random_on_open", "advise_random_on_open"),
-        same("WAL_ttl_seconds"),
-        same("WAL_size_limit_MB"),
+        ("wal_compression", ("wal_compression",), _COMPRESSION.__getitem__,
+         False),
+        newer(same("daily_offpeak_time_utc")),
+        newer(boolean("allow_fallocate", "allow_fallocate")),
+        newer(same("table_cache_numshardbits")),
+        newer(same("log_readahead_size")),
+        newer(same("bgerror_resume_retry_interval")),
+        newer(same("max_log_file_size")),
+        newer(same("log_file_time_to_roll")),
+        newer(boolean("use_adaptive_mutex", "use_adaptive_mutex")),
+        newer(boolean("advise_random_on_open", "advise_random_on_open")),
+        newer(same("WAL_ttl_seconds")),
+        newer(same("WAL_size_limit_MB")),
         same("wal_bytes_per_sync"),
-        boolean("strict_bytes_per_sync", "strict_bytes_per_sync"),
-        boolean("dump_malloc_stats", "dump_malloc_stats"),
-        same("stats_history_buffer_size"),
-        boolean("skip_stats_update_on_db_open", "skip_stats_update_on_db_open"),
-        boolean("enable_thread_tracking", "enable_thread_tracking"),
-        same("manifest_preallocation_size"),
-        same("max_total_wal_size"),
+        newer(boolean("strict_bytes_per_sync", "strict_bytes_per_sync")),
+        newer(boolean("dump_malloc_stats", "dump_malloc_stats")),
+        newer(same("stats_history_buffer_size")),
+        newer(boolean("skip_stats_update_on_db_open",
+                      "skip_stats_update_on_db_open")),
+        newer(boolean("enable_thread_tracking", "enable_thread_tracking")),
+        newer(same("manifest_preallocation_size")),
+        newer(same("max_total_wal_size")),
     ])
-    universal = ";".join("%s=%s" % kv for kv in _known([
+    universal = ";".join("%s=%s" % kv for kv in _options(flags, [
         flag("size_ratio", "universal_size_ratio"),
         flag("min_merge_width", "universal_min_merge_width"),
         flag("max_merge_width", "universal_max_merge_width"),
         flag("max_size_amplification_percent",
              "universal_max_size_amplification_percent"),
-        flag("max_read_amp", "universal_max_read_amp"),
+        newer(flag("max_read_amp", "universal_max_read_amp")),
     ]).items())
     memtable = "striped_hash"
     if memtable_options:
@@ -173,7 +197,7 @@ def options_file_text(flags, table_options=TABLE_OPTIONS,
         "table_factory": "CuckooHashTable",
         "memtable_factory": memtable,
         # What db_stress would install: its Merge calls expect put semantics.
-        "merge_operator": "put_v1" if _b(f["use_full_merge_v1"]) == "true"
+        "merge_operator": "put_v1" if _b(flags["use_full_merge_v1"]) == "true"
                           else "put",
         # Our table stores every file uncompressed whatever this says; the
         # random compression_type (xpress, ...) would only fail validation.
@@ -181,7 +205,7 @@ def options_file_text(flags, table_options=TABLE_OPTIONS,
         "bottommost_compression": "kDisableCompressionOption",
         "compaction_options_universal": "{%s;}" % universal,
     }
-    cf.update(_known([
+    cf.update(_options(flags, [
         same("write_buffer_size"),
         same("max_write_buffer_number"),
         same("min_write_buffer_number_to_merge"),
@@ -190,16 +214,18 @@ def options_file_text(flags, table_options=TABLE_OPTIONS,
         same("memtable_prefix_bloom_size_ratio"),
         boolean("memtable_whole_key_filtering", "memtable_whole_key_filtering"),
         boolean("disable_auto_compactions", "disable_auto_compactions"),
-        ("compaction_style",
-         lambda: _COMPACTION_STYLE[i("compaction_style")]),
-        ("compaction_options_fifo", lambda: "{allow_compaction=%s;}" % _b(
-            i("compaction_style") == 2 and _b(f["fifo_allow_compaction"])
-            == "true")),
-        ("compaction_pri", lambda: _COMPACTION_PRI[i("compaction_pri")]),
+        ("compaction_style", ("compaction_style",),
+         lambda v: _COMPACTION_STYLE[_int(v)], False),
+        newer(("compaction_options_fifo",
+               ("compaction_style", "fifo_allow_compaction"),
+               lambda style, allow: "{allow_compaction=%s;}" % _b(
+                   _int(style) == 2 and _b(allow) == "true"), False)),
+        ("compaction_pri", ("compaction_pri",),
+         lambda v: _COMPACTION_PRI[_int(v)], False),
         same("num_levels"),
-        ("prefix_extractor", lambda: ("rocksdb.FixedPrefix.%d" %
-                                      i("prefix_size")
-                                      if i("prefix_size") >= 0 else "nullptr")),
+        ("prefix_extractor", ("prefix_size",),
+         lambda v: ("rocksdb.FixedPrefix.%d" % _int(v)
+                    if _int(v) >= 0 else "nullptr"), False),
         same("target_file_size_base"),
         same("target_file_size_multiplier"),
         same("max_bytes_for_level_base"),
@@ -207,46 +233,46 @@ def options_file_text(flags, table_options=TABLE_OPTIONS,
         same("level0_stop_writes_trigger"),
         same("level0_slowdown_writes_trigger"),
         same("level0_file_num_compaction_trigger"),
-        # 9.x names the flag like the option; 7.8.3 has only in_place_update.
         boolean("inplace_update_support", "in_place_update"),
-        boolean("inplace_update_support", "inplace_update_support"),
+        # 9.x also names the flag like the option; it wins when present.
+        newer(boolean("inplace_update_support", "inplace_update_support")),
         same("periodic_compaction_seconds"),
         flag("ttl", "compaction_ttl"),
         boolean("level_compaction_dynamic_level_bytes",
                 "level_compaction_dynamic_level_bytes"),
         same("memtable_protection_bytes_per_key"),
-        same("block_protection_bytes_per_key"),
+        newer(same("block_protection_bytes_per_key")),
         # Our memtable answers RocksDB 9's checked lookups (key order and
         # checksums verified on the way).
-        boolean("paranoid_memory_checks", "paranoid_memory_checks"),
-        same("memtable_max_range_deletions"),
-        same("bottommost_file_compaction_delay"),
+        newer(boolean("paranoid_memory_checks", "paranoid_memory_checks")),
+        newer(same("memtable_max_range_deletions")),
+        newer(same("bottommost_file_compaction_delay")),
         same("experimental_mempurge_threshold"),
         boolean("enable_blob_files", "enable_blob_files"),
         same("min_blob_size"),
         same("blob_file_size"),
-        ("blob_compression_type",
-         lambda: _COMPRESSION[f["blob_compression_type"]]),
+        ("blob_compression_type", ("blob_compression_type",),
+         _COMPRESSION.__getitem__, False),
         boolean("enable_blob_garbage_collection",
                 "enable_blob_garbage_collection"),
         same("blob_garbage_collection_age_cutoff"),
         same("blob_garbage_collection_force_threshold"),
         same("blob_compaction_readahead_size"),
         same("blob_file_starting_level"),
-        ("bottommost_temperature", lambda: (
-            "kCold" if _b(f["enable_tiered_storage"]) == "true"
-            else "kUnknown")),
-        same("last_level_temperature"),
-        same("default_write_temperature"),
-        same("default_temperature"),
+        # 7.8.3 only: 9.x replaced the flag by the temperatures below.
+        newer(("bottommost_temperature", ("enable_tiered_storage",),
+               lambda v: "kCold" if _b(v) == "true" else "kUnknown", False)),
+        newer(same("last_level_temperature")),
+        newer(same("default_write_temperature")),
+        newer(same("default_temperature")),
         same("preclude_last_level_data_seconds"),
         same("preserve_internal_time_seconds"),
         boolean("paranoid_file_checks", "paranoid_file_checks"),
-        boolean("optimize_filters_for_hits", "optimize_filters_for_hits"),
-        same("sample_for_compression"),
-        boolean("report_bg_io_stats", "report_bg_io_stats"),
-        same("max_sequential_skip_in_iterations"),
-        same("uncache_aggressiveness"),
+        newer(boolean("optimize_filters_for_hits", "optimize_filters_for_hits")),
+        newer(same("sample_for_compression")),
+        newer(boolean("report_bg_io_stats", "report_bg_io_stats")),
+        newer(same("max_sequential_skip_in_iterations")),
+        newer(same("uncache_aggressiveness")),
     ]))
     lines = ["[Version]", "  rocksdb_version=7.8.3",
              "  options_file_version=1.1", "", "[DBOptions]"]
