@@ -22,6 +22,10 @@ Optionally (--micro) runs build/db_bench_ext/table_reader_bench (Google
 Benchmark, TableReader level) and folds its ours/built-in ratios into the
 report.
 
+With --build at an in-tree build folder (CMake's CUCKOO_INTREE_ROCKSDB set,
+e.g. build-intree-9.10.0), it drives that RocksDB release's own db_bench,
+which has the plugin compiled in, and preloads nothing.
+
 Writes PREFIX.csv (every sample), PREFIX.txt (the report), PREFIX.png (the
 plot) and PREFIX-logs/ (each db_bench output, the OPTIONS files, the preloaded
 library), PREFIX from --out.
@@ -195,6 +199,8 @@ class Runner:
         # processes differ only in the table factory.
         self.env["LD_PRELOAD"] = " ".join(
             p for p in (args.lib, os.environ.get("LD_PRELOAD")) if p)
+        if not self.env["LD_PRELOAD"]:
+            del self.env["LD_PRELOAD"]
         self.runs = 0
 
     def db_dir(self, fmt):
@@ -260,7 +266,7 @@ class Runner:
             raise HarnessError(
                 f"{fmt.label}: db_bench ran table factory '{factory}', not "
                 f"'{fmt.factory}' (see {path} and {run_log}); an unregistered "
-                f"id falls back to BlockBasedTable: is {self.args.lib} right?")
+                f"id falls back to BlockBasedTable: is {self.args.plugin} right?")
         # The factory's own options follow its line; the built-in and ours
         # both print "identity_as_first_hash: 0|1".
         ident = re.search(r"identity_as_first_hash: (\d)", text[m.end():])
@@ -778,8 +784,8 @@ def parse_args():
     p.add_argument("--lib", help="librocksdb_cuckoo.so to preload")
     p.add_argument("--make_options_file", help="the make_options_file tool")
     p.add_argument("--table_reader_bench", help="for --micro")
-    p.add_argument("--db_bench", default=shutil.which("db_bench") or
-                   "/usr/bin/db_bench", help="the stock db_bench")
+    p.add_argument("--db_bench", help="the db_bench to drive (default: the "
+                   "in-tree build's, else the stock one)")
     p.add_argument("--db_bench_arg", action="append", default=[],
                    help="extra flag for every db_bench run (repeatable), "
                         "e.g. --db_bench_arg=--statistics=1")
@@ -800,8 +806,20 @@ def parse_args():
     args = p.parse_args()
 
     args.threads = [int(t) for t in args.threads.split(",")]
-    args.lib = os.path.abspath(args.lib or os.path.join(
-        args.build, "librocksdb_cuckoo.so"))
+    intree = intree_rocksdb(args.build)
+    if intree:
+        # RocksDB built with the plugin: nothing to preload.
+        if args.lib:
+            p.error("--lib: the in-tree db_bench has the plugin compiled in")
+        args.db_bench = args.db_bench or os.path.join(intree, "db_bench")
+        args.lib = None
+        args.plugin = f"the plugin compiled into {args.db_bench}"
+    else:
+        args.db_bench = args.db_bench or shutil.which("db_bench") or \
+            "/usr/bin/db_bench"
+        args.lib = os.path.abspath(args.lib or os.path.join(
+            args.build, "librocksdb_cuckoo.so"))
+        args.plugin = args.lib
     args.make_options_file = args.make_options_file or os.path.join(
         args.build, "db_bench_ext", "make_options_file")
     args.table_reader_bench = args.table_reader_bench or os.path.join(
@@ -816,12 +834,24 @@ def parse_args():
             p.error(f"unknown format or workload '{name}'")
     if args.key_size < 9 or args.num < 1 or args.reads < 1 or args.reps < 1:
         p.error("need --key_size >= 9, --num, --reads, --reps >= 1")
-    needed = [args.db_bench, args.make_options_file, args.lib] + (
+    needed = [args.db_bench, args.make_options_file] + (
+        [args.lib] if args.lib else []) + (
         [args.table_reader_bench] if args.micro else [])
     for path in needed:
         if not os.path.isfile(path):
             p.error(f"{path} is missing (build it, or point the flag at it)")
     return args
+
+
+def intree_rocksdb(build):
+    """The RocksDB tree an in-tree build folder links (its CMake cache's
+    CUCKOO_INTREE_ROCKSDB), or None for a system-mode build."""
+    try:
+        with open(os.path.join(build, "CMakeCache.txt")) as f:
+            m = re.search(r"^CUCKOO_INTREE_ROCKSDB:PATH=(.+)$", f.read(), re.M)
+    except OSError:
+        return None
+    return m.group(1).strip() if m else None
 
 
 def db_bench_version(args):
@@ -864,7 +894,12 @@ def main():
     os.makedirs(log_dir)
     # Every run preloads this copy: a rebuild of the library during the run
     # cannot mix two versions into one report.
-    lib_source, args.lib = args.lib, shutil.copy(args.lib, log_dir)
+    if args.lib:
+        lib_source, args.lib = args.lib, shutil.copy(args.lib, log_dir)
+        driven = f"stock db_bench + {os.path.basename(args.lib)}"
+    else:
+        lib_source = None
+        driven = "in-tree db_bench (plugin compiled in, release build)"
     os.makedirs(args.db_dir, exist_ok=True)
     start = time.monotonic()
     try:
@@ -873,9 +908,10 @@ def main():
                 f"db_bench {version}")
         print(f"db_bench_compare: {host}; {args.num} keys, reads {args.reads}"
               f"/thread, threads {args.threads}, {args.reps} reps, formats "
-              f"{[f.name for f in formats]}\n  preload {lib_source} (as "
-              f"{args.lib})\n  logs "
-              f"{log_dir}", flush=True)
+              f"{[f.name for f in formats]}\n  "
+              + (f"preload {lib_source} (as {args.lib})" if lib_source
+                 else f"db_bench {args.db_bench}, no preload")
+              + f"\n  logs {log_dir}", flush=True)
         samples = Samples()
         measure(args, formats, workloads, keysets,
                 Runner(args, keysets, log_dir), samples)
@@ -888,7 +924,7 @@ def main():
             shutil.rmtree(args.db_dir, ignore_errors=True)
 
     report = [f"db_bench_compare {datetime.datetime.now():%Y-%m-%d %H:%M}, "
-              f"{host}, stock db_bench + {os.path.basename(args.lib)}\n"]
+              f"{host}, {driven}\n"]
     for ks in keysets.values():
         report.append(db_bench_table(args, ks, formats, samples))
     report.append(targets_table("issue 3, DB level", DB_TARGETS,
@@ -905,7 +941,7 @@ def main():
         f.write(text)
     write_csv(args.out + ".csv", args, samples)
     png = plot(args, formats, samples, args.out + ".png",
-               f"stock db_bench + {os.path.basename(args.lib)}: "
+               f"{driven}: "
                f"{args.num} keys, {args.value_size}-byte values, {args.reads} "
                f"reads/thread, median of {args.reps} reps (bars: min-max); "
                f"{host}")
