@@ -156,11 +156,13 @@ int Main() {
   size_t core_stripes = 0;
   topology.StripeMap(StripeMode::kLlc, &llc_stripes);
   topology.StripeMap(StripeMode::kCore, &core_stripes);
+  const char* auto_is =
+      topology.Resolve(StripeMode::kAuto) == StripeMode::kLlc ? "llc" : "core";
   printf(
       "stats_update_bench: %zu allowed CPUs, %zu last-level caches in "
-      "sysfs; stripes: llc=%zu core=%zu; %llu ops/thread, %d repeats, "
-      "pin=%d\n",
-      cpus.size(), topology.num_llcs(), llc_stripes, core_stripes,
+      "sysfs; stripes: llc=%zu core=%zu; auto (the default) is %s here; "
+      "%llu ops/thread, %d repeats, pin=%d\n",
+      cpus.size(), topology.num_llcs(), llc_stripes, core_stripes, auto_is,
       static_cast<unsigned long long>(FLAGS_ops_per_thread), FLAGS_repeats,
       FLAGS_pin);
   printf("%-8s %-7s %14s %14s %14s %10s\n", "threads", "mode", "median Mops/s",
@@ -169,6 +171,7 @@ int Main() {
     std::vector<double> shared;
     std::vector<double> llc;
     std::vector<double> core;
+    std::vector<double> automatic;
     // Modes take turns within each repeat so they share the machine's noise.
     for (int r = 0; r < FLAGS_repeats; ++r) {
       {
@@ -183,6 +186,10 @@ int Main() {
         Striped counters(StripeMode::kCore);
         core.push_back(Run(&counters, threads, cpus));
       }
+      {
+        Striped counters(StripeMode::kAuto);
+        automatic.push_back(Run(&counters, threads, cpus));
+      }
     }
     const Summary base = Summarize(shared);
     auto print = [&](const char* mode, const std::vector<double>& samples) {
@@ -193,6 +200,7 @@ int Main() {
     print("shared", shared);
     print("llc", llc);
     print("core", core);
+    print("auto", automatic);
     fflush(stdout);
   }
   return 0;

@@ -34,6 +34,7 @@ const std::unordered_map<std::string, StatsStripeMode> kStripeModeNames = {
     {"llc", StatsStripeMode::kLlc},
     {"core", StatsStripeMode::kCore},
     {"none", StatsStripeMode::kNone},
+    {"auto", StatsStripeMode::kAuto},
 };
 
 Status BucketCountError(const std::string& name, const std::string& value) {
@@ -103,8 +104,9 @@ Status CheckOptions(const StripedHashMemTableOptions& options) {
                            std::to_string(options.max_load_factor));
   }
   if (kStripeModeNames.size() <= static_cast<size_t>(options.stripe_mode)) {
-    return Status::InvalidArgument(std::string(kStripedHashMemTableName) +
-                                   ": stripe_mode must be llc, core or none");
+    return Status::InvalidArgument(
+        std::string(kStripedHashMemTableName) +
+        ": stripe_mode must be auto, llc, core or none");
   }
   return Status::OK();
 }

@@ -36,6 +36,8 @@ enum class StatsStripeMode : uint8_t {
           // when sysfs does not describe the caches
   kCore,  // "core": one stripe per logical CPU
   kNone,  // "none": a single shared atomic per counter (the baseline)
+  kAuto,  // "auto": llc where sysfs shows several last-level caches, else
+          // core
 };
 
 struct StripedHashMemTableOptions {
@@ -49,7 +51,9 @@ struct StripedHashMemTableOptions {
   // [0.25, 0.9]. Lower means shorter probes and more memory.
   double max_load_factor = 0.75;
   // Striping of the statistics counters. Changing it resets the counters.
-  StatsStripeMode stripe_mode = StatsStripeMode::kLlc;
+  // A stripe is 128 bytes, so even one per CPU costs 32 KiB per factory on
+  // a 256-CPU machine.
+  StatsStripeMode stripe_mode = StatsStripeMode::kAuto;
 };
 
 // Counters summed over all memtables a factory created, since the factory
@@ -71,7 +75,8 @@ struct StripedHashMemTableStats {
   uint64_t resizes = 0;         // index doublings
   uint64_t sorts = 0;           // sorted views built for iterators/flush
   uint64_t stripes = 0;         // stripes each counter is spread over
-  StatsStripeMode stripe_mode = StatsStripeMode::kLlc;
+  // The striping in effect: auto is reported as the mode it chose.
+  StatsStripeMode stripe_mode = StatsStripeMode::kAuto;
 
   uint64_t lookups() const { return hits + misses; }
   // One line, "name=value" pairs separated by spaces.

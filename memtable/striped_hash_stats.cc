@@ -11,6 +11,8 @@ StripeMode ToStripeMode(StatsStripeMode mode) {
       return StripeMode::kCore;
     case StatsStripeMode::kNone:
       return StripeMode::kNone;
+    case StatsStripeMode::kAuto:
+      return StripeMode::kAuto;
     case StatsStripeMode::kLlc:
       break;
   }
@@ -44,12 +46,15 @@ StripedHashMemTableStats ReadStats(const StripedCounters& counters) {
     case StripeMode::kNone:
       stats.stripe_mode = StatsStripeMode::kNone;
       break;
+    case StripeMode::kAuto:
+      stats.stripe_mode = StatsStripeMode::kAuto;
+      break;
   }
   return stats;
 }
 
 std::string StripedHashMemTableStats::ToString() const {
-  static const char* const kModeNames[] = {"llc", "core", "none"};
+  static const char* const kModeNames[] = {"llc", "core", "none", "auto"};
   char buf[640];
   snprintf(buf, sizeof(buf),
            "memtables=%" PRIu64 " inserts=%" PRIu64 " insert_bytes=%" PRIu64

@@ -94,6 +94,43 @@ TEST(CpuTopologyTest, GroupsCpusByLastLevelCache) {
   EXPECT_EQ(map, std::vector<uint16_t>(8, 0));
 }
 
+// auto stripes per LLC only where there are several: with one LLC (or none
+// known) per-LLC striping would be a single stripe every thread shares.
+CpuTopology FourCpus(bool two_llcs) {
+  FakeSysfs sysfs;
+  for (int cpu = 0; cpu < 4; ++cpu) {
+    sysfs.AddCpu(cpu);
+    sysfs.AddCache(cpu, 3, 3, "Unified",
+                   !two_llcs ? "0-3" : (cpu < 2 ? "0-1" : "2-3"));
+  }
+  return CpuTopology::Detect(sysfs.root());
+}
+
+TEST(CpuTopologyTest, AutoIsPerLlcWithSeveralCachesElsePerCpu) {
+  const CpuTopology several = FourCpus(/*two_llcs=*/true);
+  ASSERT_EQ(several.num_llcs(), 2u);
+  EXPECT_EQ(several.Resolve(StripeMode::kAuto), StripeMode::kLlc);
+  size_t stripes = 0;
+  EXPECT_EQ(several.StripeMap(StripeMode::kAuto, &stripes),
+            (std::vector<uint16_t>{0, 0, 1, 1}));
+  EXPECT_EQ(stripes, 2u);
+
+  const CpuTopology single = FourCpus(/*two_llcs=*/false);
+  ASSERT_EQ(single.num_llcs(), 1u);
+  EXPECT_EQ(single.Resolve(StripeMode::kAuto), StripeMode::kCore);
+  EXPECT_EQ(single.StripeMap(StripeMode::kAuto, &stripes),
+            (std::vector<uint16_t>{0, 1, 2, 3}));
+  EXPECT_EQ(stripes, 4u);
+
+  const CpuTopology unknown = CpuTopology::Detect("/nonexistent/sysfs/cpu");
+  EXPECT_EQ(unknown.Resolve(StripeMode::kAuto), StripeMode::kCore);
+  // Explicit modes are never changed.
+  for (StripeMode mode :
+       {StripeMode::kLlc, StripeMode::kCore, StripeMode::kNone}) {
+    EXPECT_EQ(single.Resolve(mode), mode);
+  }
+}
+
 TEST(CpuTopologyTest, CpusWithoutCacheInfoShareStripeZero) {
   FakeSysfs sysfs;
   // cpu0-1 share an LLC, cpu2-3 another; cpu4 (offline, say) has no cache

@@ -45,6 +45,11 @@ TEST(StripedCountersTest, ModesGiveTheirStripeCounts) {
   EXPECT_EQ(StripedCounters(1, StripeMode::kLlc).num_stripes(),
             system.num_llcs() == 0 ? 1u : system.num_llcs());
   EXPECT_EQ(StripedCounters(1, StripeMode::kCore).mode(), StripeMode::kCore);
+  // auto reports the mode it chose, with that mode's stripes.
+  const StripedCounters automatic(1, StripeMode::kAuto);
+  EXPECT_EQ(automatic.mode(), system.Resolve(StripeMode::kAuto));
+  EXPECT_EQ(automatic.num_stripes(),
+            StripedCounters(1, automatic.mode()).num_stripes());
 }
 
 TEST(StripedCountersTest, SumsAddsFromEveryStripe) {

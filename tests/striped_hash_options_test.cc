@@ -72,7 +72,12 @@ TEST_F(StripedHashOptionsTest, CreatesByIdWithTypedOptions) {
 
   ASSERT_OK(Create("striped_hash", &factory));
   EXPECT_EQ(factory->GetOptions<StripedHashMemTableOptions>()->stripe_mode,
-            StatsStripeMode::kLlc);
+            StatsStripeMode::kAuto);
+  ASSERT_OK(Create("id=striped_hash;stripe_mode=auto", &factory));
+  EXPECT_NE(factory->CheckedCast<StripedHashMemTableFactory>()
+                ->GetStats()
+                .stripe_mode,
+            StatsStripeMode::kAuto);
 }
 
 TEST_F(StripedHashOptionsTest, OptionsRoundTripThroughStrings) {

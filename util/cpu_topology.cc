@@ -140,11 +140,17 @@ const CpuTopology& CpuTopology::System() {
   return topology;
 }
 
+StripeMode CpuTopology::Resolve(StripeMode mode) const {
+  if (mode != StripeMode::kAuto) return mode;
+  return num_llcs_ >= 2 ? StripeMode::kLlc : StripeMode::kCore;
+}
+
 std::vector<uint16_t> CpuTopology::StripeMap(StripeMode mode,
                                              size_t* num_stripes) const {
   std::vector<uint16_t> map(num_cpus(), 0);
   *num_stripes = 1;
-  switch (mode) {
+  switch (Resolve(mode)) {
+    case StripeMode::kAuto:  // never: Resolve replaces it
     case StripeMode::kNone:
       break;
     case StripeMode::kCore:

@@ -16,9 +16,13 @@ namespace rocksdb_cuckoo {
 
 // How counters are spread over cache lines.
 enum class StripeMode : uint8_t {
-  kLlc,   // one stripe per last-level cache (the default)
+  kLlc,   // one stripe per last-level cache
   kCore,  // one stripe per logical CPU
   kNone,  // one stripe for everyone: a single shared atomic per counter
+  // kLlc where the machine has several last-level caches, else kCore: one
+  // LLC (most VMs and single-socket machines) would give kLlc one stripe,
+  // which every thread contends on.
+  kAuto,
 };
 
 inline constexpr const char* kSysfsCpuRoot = "/sys/devices/system/cpu";
@@ -37,6 +41,9 @@ class CpuTopology {
   size_t num_llcs() const { return num_llcs_; }
   // Dense LLC index of a CPU, or -1 when unknown.
   int llc_of(size_t cpu) const { return llc_of_cpu_[cpu]; }
+
+  // The mode kAuto stands for on this machine; other modes unchanged.
+  StripeMode Resolve(StripeMode mode) const;
 
   // CPU id -> stripe index for a mode; *num_stripes receives the stripe
   // count. CPUs whose LLC is unknown share stripe 0.

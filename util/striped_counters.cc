@@ -11,8 +11,8 @@ constexpr size_t kPerLine =
 
 StripedCounters::StripedCounters(size_t num_counters, StripeMode mode,
                                  const CpuTopology& topology)
-    : num_counters_(num_counters), mode_(mode) {
-  cpu_to_stripe_ = topology.StripeMap(mode, &num_stripes_);
+    : num_counters_(num_counters), mode_(topology.Resolve(mode)) {
+  cpu_to_stripe_ = topology.StripeMap(mode_, &num_stripes_);
   stride_ = (num_counters + kPerLine - 1) / kPerLine * kPerLine;
   if (stride_ == 0) stride_ = kPerLine;
   const size_t total = num_stripes_ * stride_;

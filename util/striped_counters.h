@@ -72,6 +72,7 @@ class StripedCounters {
 
   size_t num_counters() const { return num_counters_; }
   size_t num_stripes() const { return num_stripes_; }
+  // The mode in effect: kAuto is reported as what it chose.
   StripeMode mode() const { return mode_; }
   // Bytes of counter memory (num_stripes * padded stripe size).
   size_t MemoryUsage() const {
