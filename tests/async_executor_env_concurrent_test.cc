@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -267,6 +268,34 @@ TEST_F(AsyncExecutorEnvTest, WaitForJoinJoinsStartedThreads) {
   EXPECT_EQ(done.load(), 8);
   env.WaitForJoin();  // nothing left to join
   EXPECT_EQ(done.load(), 8);
+}
+
+// db_stress calls exit() on a thread it started with StartThread, which
+// runs the Env's destructor there: WaitForJoin must not join that thread
+// (std::thread::join on itself throws, and the process aborts).
+TEST_F(AsyncExecutorEnvTest, WaitForJoinFromAStartedThreadSkipsItself) {
+  AsyncExecutorEnv env;
+  struct State {
+    AsyncExecutorEnv* env;
+    std::atomic<bool> returned{false};
+  } state{&env};
+  env.StartThread(
+      [](void* arg) {
+        auto* s = static_cast<State*>(arg);
+        s->env->WaitForJoin();
+        s->returned.store(true);
+      },
+      &state);
+  // The old code aborted here; a WaitForJoin that blocked instead would
+  // never return.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!state.returned.load() &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  ASSERT_TRUE(state.returned.load());
+  env.WaitForJoin();  // the thread was detached, not left to join
 }
 
 TEST_F(AsyncExecutorEnvTest, BackgroundThreadCountsAndReservations) {

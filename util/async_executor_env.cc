@@ -162,7 +162,15 @@ void AsyncExecutorEnv::WaitForJoin() {
     std::lock_guard<std::mutex> lock(started_mu_);
     threads.swap(started_);
   }
-  for (std::thread& thread : threads) thread.join();
+  for (std::thread& thread : threads) {
+    // A started thread may end the process (exit() runs this Env's
+    // destructor on that thread); joining itself would throw and abort.
+    if (thread.get_id() == std::this_thread::get_id()) {
+      thread.detach();
+    } else {
+      thread.join();
+    }
+  }
 }
 
 unsigned int AsyncExecutorEnv::GetThreadPoolQueueLen(Priority pri) const {

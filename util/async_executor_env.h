@@ -76,7 +76,8 @@ class AsyncExecutorEnv : public ROCKSDB_NAMESPACE::EnvWrapper {
   // unschedule functions have run when it returns.
   int UnSchedule(void* tag, Priority pri) override;
   void StartThread(void (*function)(void* arg), void* arg) override;
-  // Joins every thread started by this Env's StartThread.
+  // Joins every thread started by this Env's StartThread, except the
+  // calling thread itself.
   void WaitForJoin() override;
   unsigned int GetThreadPoolQueueLen(Priority pri = LOW) const override;
   int ReserveThreads(int threads_to_be_reserved, Priority pri) override;
