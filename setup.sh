@@ -101,8 +101,8 @@ intree_dir() { echo "$cache_root/rocksdb-$1-intree"; }
 intree_bin_dir() { intree_dir "${1:-$intree_default_version}"; }
 
 # Puts RocksDB $1's source at intree_dir, once. The installed Debian version
-# comes from its source package (.deps/rocksdb-src); any other version from a
-# release tarball placed in the cache by hand.
+# comes from its source package (.deps/rocksdb-src); any other version from
+# Debian's orig tarball (plugin/fetch_rocksdb_release.sh).
 intree_source() {
   local version=$1 dir tmp installed
   dir=$(intree_dir "$version")

@@ -122,10 +122,15 @@ FORMATS = [
     # (unique per key here), 10 bloom bits per key (PlainTableOptions').
     Format("plain", "PlainTable", "text", "PlainTable", PLAIN_MAGIC, True,
            flags=("--use_plain_table", "--mmap_read=1")),
-    # BlockBasedTable as usually run: pread, bloom 10 bits, a block cache
-    # holding the whole DB, filled by one sequential pass before each read.
+    # BlockBasedTable tuned for point lookups: a hash index inside every
+    # data block (kDataBlockBinaryAndHash), bloom 10 bits, index and filter
+    # held by the table reader (not in the cache, so never evicted), and a
+    # block cache holding the whole DB, filled by one sequential pass before
+    # each read.
     Format("block", "BlockBasedTable", "text", "BlockBasedTable", BLOCK_MAGIC,
-           False, flags=("--mmap_read=0", "--bloom_bits=10"),
+           False, flags=("--mmap_read=0", "--bloom_bits=10",
+                         "--use_data_block_hash_index=1",
+                         "--cache_index_and_filter_blocks=0"),
            warmup="readtocache"),
     Format("ours_id", "CuckooHashTable id", "int", OURS_ID, OURS_MAGIC, True,
            identity=True, base="cuckoo_id",

@@ -6,8 +6,10 @@
 # BUILD_DIR picks the build (default ./build). Raw numbers land in
 # bench-out/table_compare.csv.
 # Then a short pass of db_bench_compare.py: the same comparison through the
-# stock db_bench with the plugin preloaded (its report, CSV and plot land in
-# bench-out/db_bench_compare_short.*; run the script alone for the full run).
+# stock db_bench with the plugin preloaded, or, for an in-tree build
+# (BUILD_DIR=build-intree-<version>), that RocksDB release's own db_bench (its
+# report, CSV and plot land in bench-out/db_bench_compare_short.*; run the
+# script alone for the full run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,8 +22,14 @@ fi
 
 mkdir -p bench-out
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
-rocksdb=$(dpkg-query -W -f='${Version}' librocksdb-dev 2>/dev/null || echo unknown)
-echo "main_job: $(nproc) cores ($cpu), librocksdb $rocksdb"
+# An in-tree build names the RocksDB tree it was linked with.
+intree=$(sed -n 's/^CUCKOO_INTREE_ROCKSDB:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+if [ -n "$intree" ]; then
+  rocksdb="in-tree $(basename "$intree") (release build, plugin compiled in)"
+else
+  rocksdb="system librocksdb $(dpkg-query -W -f='${Version}' librocksdb-dev 2>/dev/null || echo unknown)"
+fi
+echo "main_job: $(nproc) cores ($cpu), $rocksdb"
 
 start=$SECONDS
 # 300k keys (table_compare's own default is 1M) keep the whole job, with the
