@@ -245,7 +245,8 @@ void CuckooHashTableBuilder::PlaceUserKeys() {
                     options_.identity_as_first_hash ? identity_keys_[k] : 0,
                     options_.identity_as_first_hash, num_buckets);
       choices[k] = {static_cast<uint32_t>(kh.bucket1),
-                    static_cast<uint32_t>(kh.bucket2)};
+                    static_cast<uint32_t>(kh.bucket2),
+                    {kh.slot[0], kh.slot[1]}};
     }
     placement_ = PlaceKeys(choices, static_cast<uint32_t>(num_buckets),
                            options_.max_search_depth);
@@ -302,7 +303,7 @@ void CuckooHashTableBuilder::WriteHashIndex() {
   for (uint64_t b = 0; b < num_buckets; b++) {
     for (uint32_t s = 0; s < kSlotsPerBucket; s++) {
       const uint32_t key = placement.slots[b * kSlotsPerBucket + s];
-      if (key == Placement::kEmpty) break;
+      if (key == Placement::kEmpty) continue;
       buckets[b].Set(s, fingerprint(key), group_offsets_[key]);
     }
   }

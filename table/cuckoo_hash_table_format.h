@@ -17,8 +17,8 @@
 //   +------------------------------------------------------------------+
 //   | (zero padding to a 64-byte boundary)                             |
 //   | bucket array    num_buckets x Bucket (64 bytes = one cache line): |
-//   |                 8 slots, each a 16-bit fingerprint and a 48-bit  |
-//   |                 offset of the first entry of one user key.       |
+//   |                 8 slots, each a 16-bit fingerprint (0: empty) and |
+//   |                 a 48-bit offset of the first entry of a user key. |
 //   +------------------------------------------------------------------+
 //   | stash           num_stash x 8-byte slots (fingerprint | offset)  |
 //   |                 for keys no bucket could take; usually empty.    |
@@ -39,12 +39,19 @@
 //
 // Lookup of user key K: h = HashKey(K); fingerprint and two candidate
 // buckets come from h (the first from IdentityKey(K) when identity hashing is
-// on). Slots in a bucket are filled front to back, and the builder keeps
-// this invariant: a key sits in its second bucket (or the stash) only if its
-// first bucket is full. So a miss reads one cache line whenever the first
-// bucket has a free slot, and at most two otherwise (plus the stash, which
-// is empty in practice).
+// on). The builder keeps this invariant: a key sits in its second bucket (or
+// the stash) only if its first bucket is full. So a miss reads one cache line
+// whenever the first bucket has a free slot, and at most two otherwise (plus
+// the stash, which is empty in practice).
+//
+// The hash also names two preferred slots, the same in both buckets, and the
+// builder seats as many keys of each bucket in one of their preferred slots
+// as possible (a maximum matching). In slot order a reader can then load the
+// key's entry together with its buckets instead of after them: most hits
+// cost one memory round trip.
 #pragma once
+
+#include <emmintrin.h>
 
 #include <cstdint>
 #include <cstring>
@@ -96,7 +103,14 @@ struct Bucket {
     memcpy(offset[slot], &low, 4);
     memcpy(offset[slot] + 4, &high, 2);
   }
-  bool Full() const { return fingerprint[kSlotsPerBucket - 1] != 0; }
+  // Two bits per slot whose fingerprint is `fp`: all eight compared at once.
+  uint32_t SlotsWith(uint16_t fp) const {
+    const __m128i fps =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(fingerprint));
+    return static_cast<uint32_t>(_mm_movemask_epi8(
+        _mm_cmpeq_epi16(fps, _mm_set1_epi16(static_cast<short>(fp)))));
+  }
+  bool Full() const { return SlotsWith(0) == 0; }
 };
 static_assert(sizeof(Bucket) == kBucketSize, "a bucket is one cache line");
 
@@ -105,14 +119,24 @@ inline uint64_t EncodeStashSlot(uint16_t fp, uint64_t offset) {
   return (offset << 16) | fp;
 }
 
-// Where a user key may live. Both bucket choices and the fingerprint derive
-// from one 64-bit hash: the first bucket from its high bits (or from the
-// identity key), the fingerprint from its low 16 bits, the second bucket
-// from a remix, so keys sharing a bucket rarely share a fingerprint.
+// The slot of a bucket given two bits per slot, lowest first.
+inline uint32_t FirstSlot(uint32_t slot_bits) {
+  return static_cast<uint32_t>(__builtin_ctz(slot_bits)) / 2;
+}
+
+// Where a user key may live. Both bucket choices, the fingerprint and the
+// preferred slots derive from one 64-bit hash: the first bucket from its
+// high bits (or from the identity key), the fingerprint from its low 16
+// bits, the slots from the 6 bits above them, the second bucket from a
+// remix, so keys sharing a bucket rarely share a fingerprint. With identity
+// hashing the first slot is the identity key's quotient by num_buckets, so
+// dense integer keys of one bucket (k, k + n, k + 2n, ...) all get slots of
+// their own.
 struct KeyHash {
   uint64_t bucket1;
   uint64_t bucket2;
   uint16_t fingerprint;
+  uint8_t slot[2];  // preferred slots, distinct
 };
 
 // Maps a uniformly distributed 64-bit value onto [0, n) without division.
@@ -127,8 +151,16 @@ inline KeyHash LocateKey(uint64_t hash, uint64_t identity_key, bool identity,
   KeyHash kh;
   kh.fingerprint =
       static_cast<uint16_t>(hash) | (static_cast<uint16_t>(hash) == 0);
-  kh.bucket1 =
-      identity ? identity_key % num_buckets : FastRange(hash, num_buckets);
+  if (identity) {
+    const uint64_t quotient = identity_key / num_buckets;
+    kh.bucket1 = identity_key - quotient * num_buckets;
+    kh.slot[0] = static_cast<uint8_t>(quotient % kSlotsPerBucket);
+  } else {
+    kh.bucket1 = FastRange(hash, num_buckets);
+    kh.slot[0] = static_cast<uint8_t>((hash >> 16) % kSlotsPerBucket);
+  }
+  kh.slot[1] = kh.slot[0] ^
+               static_cast<uint8_t>(1 + (hash >> 19) % (kSlotsPerBucket - 1));
   kh.bucket2 =
       FastRange((hash >> 23 | hash << 41) * hash_internal::kMulC, num_buckets);
   if (kh.bucket2 == kh.bucket1 && num_buckets > 1) {

@@ -1,12 +1,11 @@
 #include "table/cuckoo_hash_table_reader.h"
 
-#include <emmintrin.h>
-
 #include <algorithm>
 
 #include "db/range_tombstone_fragmenter.h"
 #include "file/random_access_file_reader.h"
 #include "memory/arena.h"
+#include "rocksdb/statistics.h"
 #include "table/cuckoo_hash_table_factory.h"
 #include "table/cuckoo_hash_table_iterator.h"
 #include "table/external_file_seqno.h"
@@ -96,6 +95,7 @@ CuckooHashTableReader::CuckooHashTableReader(const TableReaderOptions& options,
       memory_(memory),
       layout_(layout),
       data_(memory->data()),
+      statistics_(options.ioptions.stats),
       single_versions_(layout.num_user_keys == layout.num_entries),
       buckets_(reinterpret_cast<const Bucket*>(memory->data() +
                                                layout.buckets_offset)) {}
@@ -227,84 +227,72 @@ Status CuckooHashTableReader::VerifyChecksum(const ReadOptions& /*options*/,
   return VerifyRegions(&seqno_field);
 }
 
-bool CuckooHashTableReader::KeyAt(uint64_t offset,
-                                  const Slice& user_key) const {
-  EntryView entry;
-  return ParseEntry(data_, layout_.data_size, offset, &entry) &&
-         entry.internal_key.size() - 8 == user_key.size() &&
-         memcmp(entry.internal_key.data(), user_key.data(), user_key.size()) ==
+bool CuckooHashTableReader::KeyAt(uint64_t offset, const Slice& user_key,
+                                  EntryView* entry) const {
+  return ParseEntry(data_, layout_.data_size, offset, entry) &&
+         entry->internal_key.size() - 8 == user_key.size() &&
+         memcmp(entry->internal_key.data(), user_key.data(), user_key.size()) ==
              0;
 }
-
-namespace {
-
-// Bit mask of the slots whose fingerprint matches, two bits per slot:
-// all eight fingerprints are compared at once.
-uint32_t FingerprintMatches(const Bucket& bucket, uint16_t fingerprint) {
-  const __m128i fps =
-      _mm_loadu_si128(reinterpret_cast<const __m128i*>(bucket.fingerprint));
-  return static_cast<uint32_t>(_mm_movemask_epi8(
-      _mm_cmpeq_epi16(fps, _mm_set1_epi16(static_cast<short>(fingerprint)))));
-}
-
-uint32_t FirstSlot(uint32_t matches) {
-  return static_cast<uint32_t>(__builtin_ctz(matches)) / 2;
-}
-
-}  // namespace
 
 bool CuckooHashTableReader::MatchInBucket(const Bucket& bucket,
                                           uint16_t fingerprint,
                                           const Slice& user_key,
-                                          uint64_t* offset) const {
-  for (uint32_t mask = FingerprintMatches(bucket, fingerprint); mask != 0;) {
+                                          EntryView* entry,
+                                          bool* fingerprint_seen) const {
+  for (uint32_t mask = bucket.SlotsWith(fingerprint); mask != 0;) {
+    *fingerprint_seen = true;
     const uint32_t slot = FirstSlot(mask);
     mask &= ~(3u << (2 * slot));
-    const uint64_t candidate = bucket.OffsetAt(slot);
-    if (KeyAt(candidate, user_key)) {
-      *offset = candidate;
-      return true;
-    }
+    if (KeyAt(bucket.OffsetAt(slot), user_key, entry)) return true;
   }
   return false;
 }
 
-bool CuckooHashTableReader::FindUserKey(const Slice& user_key,
-                                        const KeyHash& kh,
-                                        uint64_t* offset) const {
-  const Bucket& first = buckets_[kh.bucket1];
-  if (MatchInBucket(first, kh.fingerprint, user_key, offset)) return true;
-  if (!first.Full()) return false;  // see the invariant in the format header
-  const Bucket& second = buckets_[kh.bucket2];
-  if (MatchInBucket(second, kh.fingerprint, user_key, offset)) return true;
-  if (!second.Full()) return false;
+CuckooHashTableReader::Probe CuckooHashTableReader::FindUserKey(
+    const Slice& user_key, const KeyHash& kh, EntryView* entry) const {
+  bool seen = false;
+  for (const uint64_t b : {kh.bucket1, kh.bucket2}) {
+    const Bucket& bucket = buckets_[b];
+    if (MatchInBucket(bucket, kh.fingerprint, user_key, entry, &seen)) {
+      return Probe::kFound;
+    }
+    // See the invariant in the format header.
+    if (!bucket.Full())
+      return seen ? Probe::kFingerprintOnly : Probe::kNoFingerprint;
+  }
   const char* stash = data_ + layout_.stash_offset;
   for (uint64_t i = 0; i < layout_.num_stash; i++) {
     const uint64_t slot = DecodeFixed64(stash + 8 * i);
-    if (static_cast<uint16_t>(slot) == kh.fingerprint &&
-        KeyAt(slot >> 16, user_key)) {
-      *offset = slot >> 16;
-      return true;
-    }
+    if (static_cast<uint16_t>(slot) != kh.fingerprint) continue;
+    seen = true;
+    if (KeyAt(slot >> 16, user_key, entry)) return Probe::kFound;
   }
-  return false;
+  return seen ? Probe::kFingerprintOnly : Probe::kNoFingerprint;
 }
 
-Status CuckooHashTableReader::SaveVersions(uint64_t offset,
+void CuckooHashTableReader::RecordProbes(const ProbeCounts& counts) const {
+  if (statistics_ == nullptr) return;
+  // The fingerprints act as a full filter: count their work where users'
+  // dashboards look for BlockBasedTable's bloom filter.
+  if (counts[0] > 0) statistics_->recordTick(BLOOM_FILTER_USEFUL, counts[0]);
+  const uint64_t positive = counts[1] + counts[2];
+  if (positive > 0)
+    statistics_->recordTick(BLOOM_FILTER_FULL_POSITIVE, positive);
+  if (counts[2] > 0) {
+    statistics_->recordTick(BLOOM_FILTER_FULL_TRUE_POSITIVE, counts[2]);
+  }
+}
+
+Status CuckooHashTableReader::SaveVersions(EntryView entry,
                                            const Slice& user_key,
                                            SequenceNumber sequence,
                                            GetContext* get_context) const {
   // Carries one pin on the file's memory into the caller's PinnableSlice
   // (GetContext moves it there), so the value needs no copy.
   Cleanable pinner;
-  EntryView entry;
-  while (offset < layout_.data_size) {
-    if (!ParseEntry(data_, layout_.data_size, offset, &entry)) {
-      return Status::Corruption("CuckooHashTable: malformed entry");
-    }
+  for (;;) {
     const Slice& ikey = entry.internal_key;
-    const Slice entry_user_key(ikey.data(), ikey.size() - 8);
-    if (entry_user_key != user_key) break;
     uint64_t packed = DecodeFixed64(ikey.data() + ikey.size() - 8);
     const ValueType type = static_cast<ValueType>(packed & 0xff);
     if (!IsStoredType(type)) {
@@ -315,15 +303,19 @@ Status CuckooHashTableReader::SaveVersions(uint64_t offset,
       if (!pinner.HasCleanups()) memory_->PinTo(&pinner);
       Status read_status;
       const bool more = SaveToGetContext(
-          get_context, ParsedInternalKey(entry_user_key, entry_sequence, type),
+          get_context,
+          ParsedInternalKey(ExtractUserKey(ikey), entry_sequence, type),
           entry.value, &pinner, &read_status);
       if (!read_status.ok()) return read_status;
       if (!more) break;
     }
     // With one entry per user key the group ends here; in slot order the
     // next bytes may be an empty slot, not an entry.
-    if (single_versions_) break;
-    offset = entry.next_offset;
+    if (single_versions_ || entry.next_offset >= layout_.data_size) break;
+    if (!ParseEntry(data_, layout_.data_size, entry.next_offset, &entry)) {
+      return Status::Corruption("CuckooHashTable: malformed entry");
+    }
+    if (ExtractUserKey(entry.internal_key) != user_key) break;
   }
   return Status::OK();
 }
@@ -339,17 +331,24 @@ Status CuckooHashTableReader::Get(const ReadOptions& /*read_options*/,
   // once costs bandwidth, not latency, and saves those keys a serial miss.
   __builtin_prefetch(&buckets_[kh.bucket2]);
   if (layout_.slot_entry_size > 0) {
-    // Slot order: the first bucket's entries are known before the bucket
-    // arrives, so they load in parallel with it.
+    // Slot order: the key's entry is most likely in a preferred slot,
+    // whose address is known before either bucket arrives.
     const uint64_t size = layout_.slot_entry_size;
-    const char* entries = data_ + kh.bucket1 * kSlotsPerBucket * size;
-    for (uint32_t slot = 0; slot < kSlotsPerBucket; slot++) {
-      __builtin_prefetch(entries + slot * size);
+    for (const uint64_t bucket : {kh.bucket1, kh.bucket2}) {
+      const char* entries = data_ + bucket * kSlotsPerBucket * size;
+      __builtin_prefetch(entries + kh.slot[0] * size);
+      __builtin_prefetch(entries + kh.slot[1] * size);
     }
   }
-  uint64_t offset;
-  if (!FindUserKey(user_key, kh, &offset)) return Status::OK();
-  return SaveVersions(offset, user_key, GetInternalKeySeqno(key), get_context);
+  EntryView entry;
+  const Probe probe = FindUserKey(user_key, kh, &entry);
+  if (statistics_ != nullptr) {
+    ProbeCounts counts{};
+    counts[static_cast<int>(probe)]++;
+    RecordProbes(counts);
+  }
+  if (probe != Probe::kFound) return Status::OK();
+  return SaveVersions(entry, user_key, GetInternalKeySeqno(key), get_context);
 }
 
 void CuckooHashTableReader::MultiGet(const ReadOptions& /*read_options*/,
@@ -372,11 +371,11 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& /*read_options*/,
   for (size_t k = 0; k < i; k++) {
     const KeyHash& kh = hashes[k];
     const Bucket& first = buckets_[kh.bucket1];
-    uint32_t matches = FingerprintMatches(first, kh.fingerprint);
+    uint32_t matches = first.SlotsWith(kh.fingerprint);
     const Bucket* bucket = &first;
     if (matches == 0 && first.Full()) {
       bucket = &buckets_[kh.bucket2];
-      matches = FingerprintMatches(*bucket, kh.fingerprint);
+      matches = bucket->SlotsWith(kh.fingerprint);
     }
     candidates[k] =
         matches != 0 ? bucket->OffsetAt(FirstSlot(matches)) : kNoCandidate;
@@ -386,19 +385,26 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& /*read_options*/,
   }
   // Pass 3: confirm the candidate (the full probe covers the rare rest:
   // fingerprint collisions, the stash) and feed each key's GetContext.
+  ProbeCounts counts{};
   i = 0;
   for (auto it = range->begin(); it != range->end(); ++it, ++i) {
     const Slice user_key = ExtractUserKey(it->ikey);
-    uint64_t offset = candidates[i];
-    const bool found =
-        (offset != kNoCandidate && KeyAt(offset, user_key)) ||
-        ((offset != kNoCandidate || buckets_[hashes[i].bucket1].Full()) &&
-         FindUserKey(user_key, hashes[i], &offset));
-    if (found) {
-      *it->s = SaveVersions(offset, user_key, GetInternalKeySeqno(it->ikey),
+    const uint64_t candidate = candidates[i];
+    EntryView entry;
+    Probe probe = Probe::kNoFingerprint;
+    if (candidate != kNoCandidate && KeyAt(candidate, user_key, &entry)) {
+      probe = Probe::kFound;
+    } else if (candidate != kNoCandidate ||
+               buckets_[hashes[i].bucket1].Full()) {
+      probe = FindUserKey(user_key, hashes[i], &entry);
+    }
+    counts[static_cast<int>(probe)]++;
+    if (probe == Probe::kFound) {
+      *it->s = SaveVersions(entry, user_key, GetInternalKeySeqno(it->ikey),
                             it->get_context);
     }
   }
+  RecordProbes(counts);
 }
 
 bool CuckooHashTableReader::EntryAt(uint64_t index, EntryView* entry) const {

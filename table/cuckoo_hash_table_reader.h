@@ -6,6 +6,7 @@
 // compares the key in place and hands GetContext values pinned to the file.
 #pragma once
 
+#include <array>
 #include <memory>
 
 #include "db/dbformat.h"
@@ -93,15 +94,24 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   // malformed blocks: check their structure first.
   ROCKSDB_NAMESPACE::Status CheckMetaBlocks() const;
   ROCKSDB_NAMESPACE::Status LoadRangeTombstones();
-  // Offset of the first entry of user_key's versions, or false if absent.
-  bool FindUserKey(const Slice& user_key, const KeyHash& kh,
-                   uint64_t* offset) const;
+  // What a lookup found: the key, or that it is absent, told by the
+  // fingerprints alone or only after comparing keys.
+  enum class Probe { kNoFingerprint = 0, kFingerprintOnly = 1, kFound = 2 };
+  using ProbeCounts = std::array<uint64_t, 3>;  // by Probe
+  // On kFound, *entry is the first of user_key's versions.
+  Probe FindUserKey(const Slice& user_key, const KeyHash& kh,
+                    EntryView* entry) const;
   bool MatchInBucket(const Bucket& bucket, uint16_t fingerprint,
-                     const Slice& user_key, uint64_t* offset) const;
-  bool KeyAt(uint64_t offset, const Slice& user_key) const;
-  // Feeds user_key's versions visible at `sequence` to get_context.
+                     const Slice& user_key, EntryView* entry,
+                     bool* fingerprint_seen) const;
+  // Adds lookups to RocksDB's bloom filter tickers, if statistics are on.
+  void RecordProbes(const ProbeCounts& counts) const;
+  // Parses the entry at `offset` into *entry; true if it is user_key's.
+  bool KeyAt(uint64_t offset, const Slice& user_key, EntryView* entry) const;
+  // Feeds user_key's versions visible at `sequence` to get_context, from
+  // its first entry on.
   ROCKSDB_NAMESPACE::Status SaveVersions(
-      uint64_t offset, const Slice& user_key,
+      EntryView entry, const Slice& user_key,
       ROCKSDB_NAMESPACE::SequenceNumber sequence,
       ROCKSDB_NAMESPACE::GetContext* get_context) const;
   // Compares a stored internal key, as the iterator presents it, with an
@@ -116,6 +126,7 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   PinnedFileMemory* const memory_;  // closed (not deleted) by the destructor
   const Layout layout_;
   const char* const data_;
+  ROCKSDB_NAMESPACE::Statistics* const statistics_;
   // Every user key has one entry: a lookup never reads past it.
   const bool single_versions_;
   const Bucket* const buckets_;

@@ -1,5 +1,6 @@
 #include "table/cuckoo_placement.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "table/cuckoo_hash_table_format.h"
@@ -65,6 +66,7 @@ class Placer {
         const BucketChoice& choice = keys_[result_.slots[SlotIndex(b, s)]];
         result_.in_second_bucket += (b != choice.first);
       }
+      ArrangeBucket(b);
     }
     return std::move(result_);
   }
@@ -87,6 +89,36 @@ class Placer {
     result_.slots[SlotIndex(bucket, slot)] =
         result_.slots[SlotIndex(bucket, last)];
     result_.slots[SlotIndex(bucket, last)] = Placement::kEmpty;
+  }
+  // Seats the bucket's keys in preferred slots by augmenting paths (Kuhn's
+  // algorithm: at most 8 keys and 8 slots), then the rest in free slots.
+  void ArrangeBucket(uint32_t bucket) {
+    uint32_t keys[kSlotsPerBucket];
+    const uint32_t count = counts_[bucket];
+    uint32_t* slots = &result_.slots[SlotIndex(bucket, 0)];
+    std::copy(slots, slots + count, keys);
+    std::fill(slots, slots + kSlotsPerBucket, Placement::kEmpty);
+    uint32_t unseated = 0;
+    for (uint32_t i = 0; i < count; i++) {
+      uint32_t visited = 0;
+      if (!Seat(keys[i], slots, &visited)) keys[unseated++] = keys[i];
+    }
+    for (uint32_t s = 0, i = 0; i < unseated; s++) {
+      if (slots[s] == Placement::kEmpty) slots[s] = keys[i++];
+    }
+  }
+  // Puts `key` in a preferred slot, moving the holder to its other
+  // preferred slot if that frees one; slots in *visited are not retried.
+  bool Seat(uint32_t key, uint32_t* slots, uint32_t* visited) const {
+    for (const uint8_t s : keys_[key].slot) {
+      if (*visited & (1u << s)) continue;
+      *visited |= 1u << s;
+      if (slots[s] == Placement::kEmpty || Seat(slots[s], slots, visited)) {
+        slots[s] = key;
+        return true;
+      }
+    }
+    return false;
   }
   // xorshift64: deterministic, so a file's layout depends only on its keys.
   uint64_t NextRandom() {

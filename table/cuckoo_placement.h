@@ -4,9 +4,11 @@
 // inserted in order; a key whose two buckets are full evicts a random
 // occupant, which moves to its other bucket, and so on for at most
 // max_search_depth steps. Whoever is left without a slot goes to the stash,
-// so placement never fails. A final pass restores the invariant the reader
+// so placement never fails. A pass then restores the invariant the reader
 // relies on for one-cache-line misses: a key is in its second bucket or the
-// stash only if its first bucket is full.
+// stash only if its first bucket is full. Last, each bucket's keys are
+// arranged so that as many as possible sit in one of their two preferred
+// slots (a maximum matching of keys to slots).
 #pragma once
 
 #include <cstdint>
@@ -17,12 +19,12 @@ namespace rocksdb_cuckoo {
 struct BucketChoice {
   uint32_t first;
   uint32_t second;
+  uint8_t slot[2];  // preferred slots in either bucket, below kSlotsPerBucket
 };
 
 struct Placement {
   static constexpr uint32_t kEmpty = UINT32_MAX;
-  // num_buckets * kSlotsPerBucket key indexes (kEmpty for a free slot);
-  // each bucket's keys fill its slots from the front.
+  // num_buckets * kSlotsPerBucket key indexes (kEmpty for a free slot).
   std::vector<uint32_t> slots;
   std::vector<uint32_t> stash;  // key indexes placed in no bucket
   uint64_t in_second_bucket = 0;
