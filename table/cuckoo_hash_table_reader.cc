@@ -331,14 +331,14 @@ Status CuckooHashTableReader::Get(const ReadOptions& /*read_options*/,
   // once costs bandwidth, not latency, and saves those keys a serial miss.
   __builtin_prefetch(&buckets_[kh.bucket2]);
   if (layout_.slot_entry_size > 0) {
-    // Slot order: the key's entry is most likely in a preferred slot,
-    // whose address is known before either bucket arrives.
+    // Slot order: the key's entry is most likely in a preferred slot of its
+    // first bucket (75% of keys at load 0.9), whose address is known before
+    // the bucket arrives. The second bucket's slots are not loaded: they
+    // would serve 15% of hits but cost every miss two more memory reads.
     const uint64_t size = layout_.slot_entry_size;
-    for (const uint64_t bucket : {kh.bucket1, kh.bucket2}) {
-      const char* entries = data_ + bucket * kSlotsPerBucket * size;
-      __builtin_prefetch(entries + kh.slot[0] * size);
-      __builtin_prefetch(entries + kh.slot[1] * size);
-    }
+    const char* entries = data_ + kh.bucket1 * kSlotsPerBucket * size;
+    __builtin_prefetch(entries + kh.slot[0] * size);
+    __builtin_prefetch(entries + kh.slot[1] * size);
   }
   EntryView entry;
   const Probe probe = FindUserKey(user_key, kh, &entry);
