@@ -173,6 +173,26 @@ class PluginFragmentsTest : public ::testing::Test {
   std::string tmp_;
 };
 
+// Our sources sit beside RocksDB's in its tree (plugin/cuckoo/...), and both
+// use "dir/file.h" includes: a path both trees have would make an include
+// resolve by search order alone.
+TEST(PluginPathsTest, NoFileSharesAPathWithRocksDb) {
+  const fs::path rocksdb = CUCKOO_ROCKSDB_TREE;
+  ASSERT_TRUE(fs::exists(rocksdb / "include/rocksdb/db.h")) << rocksdb;
+  size_t checked = 0;
+  for (const char* dir : {"table", "memtable", "util", "cache"}) {
+    for (const auto& entry :
+         fs::recursive_directory_iterator(fs::path(kSourceDir) / dir)) {
+      if (!entry.is_regular_file()) continue;
+      const fs::path rel = fs::relative(entry.path(), kSourceDir);
+      EXPECT_FALSE(fs::exists(rocksdb / rel))
+          << rel << " also exists in RocksDB's tree";
+      checked++;
+    }
+  }
+  EXPECT_GT(checked, 50u);
+}
+
 TEST_F(PluginFragmentsTest, LibSourcesParseAndExist) {
   ASSERT_FALSE(lib_sources_.empty());
   EXPECT_NE(std::find(lib_sources_.begin(), lib_sources_.end(),

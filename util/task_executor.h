@@ -36,9 +36,9 @@
 #include <vector>
 
 #include "rocksdb/env.h"
+#include "util/delayed_task_queue.h"
 #include "util/executor_pool.h"
 #include "util/executor_task.h"
-#include "util/timer_queue.h"
 
 namespace rocksdb_cuckoo {
 
@@ -144,7 +144,7 @@ class TaskExecutor {
 
   const std::vector<std::string> pool_names_;
   std::vector<std::unique_ptr<ExecutorPool>> pools_;
-  TimerQueue timer_;
+  DelayedTaskQueue timer_;
   std::atomic<bool> shutting_down_{false};
 
   // SnoozeAndWait sleeps here until a run ends.

@@ -23,17 +23,17 @@
 
 namespace rocksdb_cuckoo {
 
-class TimerQueue {
+class DelayedTaskQueue {
  public:
   // Both get a task with one reference that they take over. `due`: the task
   // is now kReady. `cancelled`: the timer cancelled it (it was kDelayed).
   using Callback = std::function<void(ExecutorTask*)>;
-  TimerQueue(Callback due, Callback cancelled);
+  DelayedTaskQueue(Callback due, Callback cancelled);
   // Requires Stop().
-  ~TimerQueue();
+  ~DelayedTaskQueue();
 
-  TimerQueue(const TimerQueue&) = delete;
-  TimerQueue& operator=(const TimerQueue&) = delete;
+  DelayedTaskQueue(const DelayedTaskQueue&) = delete;
+  DelayedTaskQueue& operator=(const DelayedTaskQueue&) = delete;
 
   // Files a task in kDelayed with its wake_ns set, taking over one reference.
   // Also the way to say a delayed task's word or wake time changed. After

@@ -1,4 +1,4 @@
-#include "util/timer_queue.h"
+#include "util/delayed_task_queue.h"
 
 #include <pthread.h>
 
@@ -20,19 +20,19 @@ struct Later {
 
 }  // namespace
 
-TimerQueue::TimerQueue(Callback due, Callback cancelled)
+DelayedTaskQueue::DelayedTaskQueue(Callback due, Callback cancelled)
     : due_(std::move(due)), cancelled_(std::move(cancelled)) {}
 
-TimerQueue::~TimerQueue() = default;
+DelayedTaskQueue::~DelayedTaskQueue() = default;
 
-void TimerQueue::WatchNew(ExecutorTask* task) {
+void DelayedTaskQueue::WatchNew(ExecutorTask* task) {
   const int64_t wake = task->wake_ns.load(std::memory_order_relaxed);
   task->in_timer_inbox.store(true, std::memory_order_relaxed);
   inbox_.Push(task);
   Pushed(wake);
 }
 
-void TimerQueue::Watch(ExecutorTask* task) {
+void DelayedTaskQueue::Watch(ExecutorTask* task) {
   // Read before the push: afterwards the task may already have run and gone.
   const int64_t wake = task->wake_ns.load(std::memory_order_relaxed);
   // Sequentially consistent with FileInbox's clear-then-read (see
@@ -45,7 +45,7 @@ void TimerQueue::Watch(ExecutorTask* task) {
   Pushed(wake);
 }
 
-void TimerQueue::Pushed(int64_t wake) {
+void DelayedTaskQueue::Pushed(int64_t wake) {
   if (stopped_.load(std::memory_order_seq_cst)) {
     // Stop has emptied the inbox already, or will; whoever gets there first
     // cancels the task, exactly once (the word decides).
@@ -60,12 +60,12 @@ void TimerQueue::Pushed(int64_t wake) {
   if (!started_.load(std::memory_order_acquire)) {
     std::lock_guard<std::mutex> lock(mu_);
     if (!started_.load(std::memory_order_relaxed) && !stopping_) {
-      thread_ = std::thread(&TimerQueue::ThreadMain, this);
+      thread_ = std::thread(&DelayedTaskQueue::ThreadMain, this);
       started_.store(true, std::memory_order_release);
     }
   }
   // Counted per thread, not in a shared atomic that every push would
-  // bounce between cores. Shared by all TimerQueues of the thread, which
+  // bounce between cores. Shared by all DelayedTaskQueues of the thread, which
   // only makes a kick come early.
   thread_local uint64_t pushes = 0;
   if (wake < armed_ns_.load(std::memory_order_seq_cst) ||
@@ -74,7 +74,7 @@ void TimerQueue::Pushed(int64_t wake) {
   }
 }
 
-void TimerQueue::NoteStaleEntry(const ExecutorTask* task) {
+void DelayedTaskQueue::NoteStaleEntry(const ExecutorTask* task) {
   // Still in the inbox: dropped when filed, never a heap entry.
   if (task->in_timer_inbox.load(std::memory_order_relaxed)) return;
   if (dead_.fetch_add(1, std::memory_order_relaxed) + 1 ==
@@ -83,7 +83,7 @@ void TimerQueue::NoteStaleEntry(const ExecutorTask* task) {
   }
 }
 
-void TimerQueue::Kick() {
+void DelayedTaskQueue::Kick() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     kicked_ = true;
@@ -91,12 +91,12 @@ void TimerQueue::Kick() {
   cv_.notify_one();
 }
 
-void TimerQueue::PushEntry(const Entry& entry) {
+void DelayedTaskQueue::PushEntry(const Entry& entry) {
   heap_.push_back(entry);
   std::push_heap(heap_.begin(), heap_.end(), Later());
 }
 
-void TimerQueue::FileInbox() {
+void DelayedTaskQueue::FileInbox() {
   ExecutorTask* task = inbox_.TakeAll();
   while (task != nullptr) {
     ExecutorTask* next = task->timer_next;
@@ -111,7 +111,7 @@ void TimerQueue::FileInbox() {
   }
 }
 
-void TimerQueue::Purge() {
+void DelayedTaskQueue::Purge() {
   size_t kept = 0;
   for (const Entry& entry : heap_) {
     if (entry.task->word.load(std::memory_order_acquire) == entry.word) {
@@ -127,7 +127,7 @@ void TimerQueue::Purge() {
                   std::memory_order_relaxed);
 }
 
-void TimerQueue::ThreadMain() {
+void DelayedTaskQueue::ThreadMain() {
   pthread_setname_np(pthread_self(), "cuckoo-timer");
   std::unique_lock<std::mutex> lock(mu_);
   std::vector<ExecutorTask*> due;
@@ -181,8 +181,8 @@ void TimerQueue::ThreadMain() {
   }
 }
 
-void TimerQueue::CancelTagged(int pool, const void* tag,
-                              std::vector<ExecutorTask*>* out) {
+void DelayedTaskQueue::CancelTagged(int pool, const void* tag,
+                                    std::vector<ExecutorTask*>* out) {
   std::lock_guard<std::mutex> lock(mu_);
   FileInbox();
   for (const Entry& entry : heap_) {
@@ -196,7 +196,7 @@ void TimerQueue::CancelTagged(int pool, const void* tag,
   }
 }
 
-void TimerQueue::CancelAll(std::vector<ExecutorTask*>* out) {
+void DelayedTaskQueue::CancelAll(std::vector<ExecutorTask*>* out) {
   FileInbox();
   for (const Entry& entry : heap_) {
     if (entry.task->Transition(entry.word, TaskState::kCancelled)) {
@@ -208,7 +208,7 @@ void TimerQueue::CancelAll(std::vector<ExecutorTask*>* out) {
   heap_.clear();
 }
 
-void TimerQueue::Stop() {
+void DelayedTaskQueue::Stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
