@@ -178,11 +178,16 @@ for dir in table memtable util cache plugin; do
 done
 
 # Sources removed from the project since the last run, with their objects.
+# Objects whose dependency files name a removed header are removed too: make
+# would otherwise stop on the missing header instead of rebuilding them.
 if [[ -f "${manifest}" ]]; then
   while IFS= read -r rel; do
     grep -qxF -- "${rel}" "${manifest_new}" && continue
     [[ -L "${dest}/${rel%%/*}" ]] && continue
     rm -f "${dest}/${rel}" "${dest}/${rel%.*}.o" "${dest}/${rel}.d"
+    while IFS= read -r -d '' dep; do
+      rm -f "${dep}" "${dep%.*.d}.o"
+    done < <(grep -rlZF --include='*.d' -e "plugin/cuckoo/${rel}" "${dest}" || true)
   done < "${manifest}"
 fi
 sync_file "${manifest_new}" "${manifest}"

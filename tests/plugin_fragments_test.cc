@@ -345,10 +345,29 @@ TEST_F(PluginFragmentsTest, InstallInTreeCopy) {
   EXPECT_EQ(vars["MKFUNC"], "register_rocksdb_cuckoo");
   EXPECT_EQ(vars["INCLUDE_PATHS"], dest);
 
-  // Re-running replaces its own installation...
+  // Re-running replaces its own installation, removing a header the project
+  // no longer has and the objects whose make dependencies name it (make
+  // would stop on the missing header), and no other object.
+  {
+    std::ofstream(dest + "/.rocksdb_cuckoo_files", std::ios::app)
+        << "util/gone.h\n";
+    WriteFile(dest + "/util/gone.h", "");
+    WriteFile(dest + "/plugin/registration.cc.d",
+              "plugin/cuckoo/plugin/registration.o: "
+              "plugin/cuckoo/util/gone.h\n");
+    WriteFile(dest + "/plugin/registration.o", "object");
+    WriteFile(dest + "/util/checksum.cc.d",
+              "plugin/cuckoo/util/checksum.o: plugin/cuckoo/util/checksum.h\n");
+    WriteFile(dest + "/util/checksum.o", "object");
+  }
   r = RunCommand(Quote(kSourceDir + "/plugin/install_in_tree.sh") + " " +
                  Quote(rocksdb));
   EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(fs::exists(dest + "/util/gone.h"));
+  EXPECT_FALSE(fs::exists(dest + "/plugin/registration.cc.d"));
+  EXPECT_FALSE(fs::exists(dest + "/plugin/registration.o"));
+  EXPECT_TRUE(fs::exists(dest + "/util/checksum.cc.d"));
+  EXPECT_TRUE(fs::exists(dest + "/util/checksum.o"));
   // ...but not a plugin/cuckoo someone else put there.
   fs::remove_all(dest);
   fs::create_directories(dest);
