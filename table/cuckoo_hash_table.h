@@ -32,8 +32,10 @@ struct CuckooHashTableOptions {
   // in empty slots, and the builder holds the file's data in memory until
   // it finishes (files over 1 GiB fall back to key order).
   bool slot_ordered = true;
-  // Checksum of every region of the file, verified when the file is opened
-  // and by VerifyChecksum(): kXXH3 (default), kCRC32c or kNoChecksum.
+  // Checksum of the file: kXXH3 (default), kCRC32c or kNoChecksum. Small
+  // regions are verified when the file is opened; the data, order index and
+  // buckets per 64 KiB chunk, the first time a read touches the chunk;
+  // everything by VerifyChecksum().
   ROCKSDB_NAMESPACE::ChecksumType checksum = ROCKSDB_NAMESPACE::kXXH3;
 };
 

@@ -42,7 +42,8 @@ CuckooHashTableBuilder::CuckooHashTableBuilder(
       options_(options),
       file_(file),
       slot_ordered_(options.slot_ordered),
-      region_checksum_(new ChecksumStream(options.checksum)) {
+      region_checksum_(new ChecksumStream(options.checksum)),
+      chunk_checksums_(options.checksum, kChecksumChunkSize) {
   properties_.num_data_blocks = 1;
   properties_.format_version = kFormatVersion;
   properties_.column_family_id = tbo.column_family_id;
@@ -88,13 +89,18 @@ void CuckooHashTableBuilder::Append(const Slice& bytes) {
     return;
   }
   region_checksum_->Update(bytes.data(), bytes.size());
+  chunk_checksums_.Update(bytes.data(), bytes.size());
   offset_ += bytes.size();
 }
 
-uint64_t CuckooHashTableBuilder::EndRegion() {
-  const uint64_t digest = region_checksum_->Digest();
+uint64_t CuckooHashTableBuilder::EndRegion(bool bulk) {
+  std::string sums;
+  chunk_checksums_.Finish(&sums);
+  const uint64_t whole = region_checksum_->Digest();
   region_checksum_.reset(new ChecksumStream(options_.checksum));
-  return digest;
+  if (!bulk || !layout_.chunked()) return whole;
+  chunk_sums_.append(sums);
+  return ComputeChecksum(options_.checksum, sums.data(), sums.size());
 }
 
 // Counts exactly as BlockBasedTable does, range tombstones included, because
@@ -203,7 +209,7 @@ uint64_t CuckooHashTableBuilder::EstimatedFileSize() const {
 
 void CuckooHashTableBuilder::WriteOrderIndex() {
   layout_.data_size = offset_;
-  layout_.region_checksum[0] = EndRegion();
+  layout_.region_checksum[0] = EndRegion(/*bulk=*/true);
   layout_.order_offset = offset_;
   layout_.order_width = offset_ <= UINT32_MAX ? 4 : 8;
   std::string chunk;
@@ -218,13 +224,13 @@ void CuckooHashTableBuilder::WriteOrderIndex() {
       chunk.clear();
     }
   }
-  layout_.region_checksum[1] = EndRegion();
+  layout_.region_checksum[1] = EndRegion(/*bulk=*/true);
   // Buckets start on a cache-line boundary (the file is mapped or loaded at
   // an aligned address), so one probe is one cache line.
   const uint64_t pad = (kBucketSize - offset_ % kBucketSize) % kBucketSize;
   if (pad > 0) {
     Append(std::string(pad, '\0'));
-    EndRegion();  // padding is bounds-checked, not checksummed
+    EndRegion(/*bulk=*/false);  // padding is checked to be zeros instead
   }
 }
 
@@ -309,7 +315,7 @@ void CuckooHashTableBuilder::WriteHashIndex() {
   }
   Append(Slice(reinterpret_cast<const char*>(buckets.data()),
                num_buckets * kBucketSize));
-  layout_.region_checksum[2] = EndRegion();
+  layout_.region_checksum[2] = EndRegion(/*bulk=*/true);
 
   layout_.stash_offset = offset_;
   std::string stash;
@@ -318,13 +324,17 @@ void CuckooHashTableBuilder::WriteHashIndex() {
   }
   Append(stash);
   layout_.num_stash = placement.stash.size();
-  layout_.region_checksum[3] = EndRegion();
+  layout_.region_checksum[3] = EndRegion(/*bulk=*/false);
 
   layout_.range_del_offset = offset_;
   Append(range_dels_);
   layout_.range_del_size = range_dels_.size();
   layout_.num_range_dels = properties_.num_range_deletions;
-  layout_.region_checksum[4] = EndRegion();
+  layout_.region_checksum[4] = EndRegion(/*bulk=*/false);
+
+  // Vouched for, a region's part at a time, by the bulk regions' checksums.
+  Append(chunk_sums_);
+  EndRegion(/*bulk=*/false);
 
   auto& user = properties_.user_collected_properties;
   const uint64_t slots = num_buckets * kSlotsPerBucket;
@@ -364,7 +374,7 @@ void CuckooHashTableBuilder::WriteMetaBlocks() {
   layout_.properties_size = metaindex_offset - layout_.meta_offset;
   Append(metaindex.Finish());
   layout_.meta_size = offset_ - layout_.meta_offset;
-  layout_.region_checksum[5] = EndRegion();
+  layout_.region_checksum[5] = EndRegion(/*bulk=*/false);
 }
 
 Status CuckooHashTableBuilder::Finish() {

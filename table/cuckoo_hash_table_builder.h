@@ -48,8 +48,11 @@ class CuckooHashTableBuilder : public ROCKSDB_NAMESPACE::TableBuilder {
   void CountInProperties(ROCKSDB_NAMESPACE::ValueType type,
                          const ROCKSDB_NAMESPACE::Slice& key,
                          const ROCKSDB_NAMESPACE::Slice& value);
-  // Finishes the current region: returns its checksum and starts the next.
-  uint64_t EndRegion();
+  // Finishes the current region and starts the next. Returns the region's
+  // checksum: of its bytes, or, for a bulk region (data, order index,
+  // buckets) of a chunked layout, of its chunk checksums, which it keeps for
+  // the chunk checksum region.
+  uint64_t EndRegion(bool bulk);
   // Writes the buffered entries in key order and streams the rest.
   void StopSlotOrdering();
   void PlaceUserKeys();
@@ -77,6 +80,8 @@ class CuckooHashTableBuilder : public ROCKSDB_NAMESPACE::TableBuilder {
   std::string pending_;
   Placement placement_;
   std::unique_ptr<ChecksumStream> region_checksum_;
+  ChunkChecksums chunk_checksums_;  // of the current region
+  std::string chunk_sums_;          // of the bulk regions so far
   std::string scratch_;
   std::string last_user_key_;
   std::string range_dels_;               // encoded range tombstone entries

@@ -58,7 +58,7 @@ Status Layout::DecodeFrom(const Slice& input, uint64_t file_size) {
         "CuckooHashTable: layout block checksum mismatch");
   }
   format_version = DecodeFixed32(p);
-  if (format_version != kFormatVersion) {
+  if (format_version < 1 || format_version > kFormatVersion) {
     return Status::NotSupported("CuckooHashTable: unknown format version " +
                                 std::to_string(format_version));
   }
@@ -93,7 +93,7 @@ Status Layout::DecodeFrom(const Slice& input, uint64_t file_size) {
       stash_offset == buckets_offset + buckets_size() &&
       range_del_offset == stash_offset + stash_size() &&
       range_del_size <= file_size &&
-      meta_offset == range_del_offset + range_del_size &&
+      meta_offset == chunk_sums_offset() + chunk_sums_size() &&
       meta_size <= file_size && properties_size <= meta_size &&
       meta_offset + meta_size + kLayoutSize + kRocksDBFooterSize == file_size &&
       (order_width == 8 || data_size <= UINT32_MAX);

@@ -26,12 +26,18 @@
 //   | range tombstones  entries (as above) of kTypeRangeDeletion, in   |
 //   |                 the order the builder received them              |
 //   +------------------------------------------------------------------+
+//   | chunk checksums (format 2, unless kNoChecksum) one fixed64 per    |
+//   |                 64 KiB chunk of the data region, then of the     |
+//   |                 order index, then of the bucket array            |
+//   +------------------------------------------------------------------+
 //   | properties      RocksDB property block (TableProperties)         |
 //   | metaindex       RocksDB metaindex block naming the properties    |
 //   +------------------------------------------------------------------+
 //   | layout          kLayoutSize bytes: where every region is, hash   |
 //   |                 parameters, and a checksum of every region and   |
-//   |                 of the layout itself                              |
+//   |                 of the layout itself (format 2: of the data,     |
+//   |                 order index and bucket array, the checksum of    |
+//   |                 their chunk checksums)                           |
 //   | footer          RocksDB footer, format_version 1 (53 bytes), with |
 //   |                 kCuckooHashTableMagicNumber, so RocksDB's own    |
 //   |                 property readers (ReadTableProperties) work      |
@@ -73,13 +79,19 @@ using ROCKSDB_NAMESPACE::Status;
 // 0x926789d0c5f17873), so no other reader mistakes our files for its own.
 constexpr uint64_t kCuckooHashTableMagicNumber = 0x73686f6f6b637563ULL;
 
-// Bumped on any incompatible change of the layout below.
-constexpr uint32_t kFormatVersion = 1;
+// Bumped on any incompatible change of the layout below. Readers keep
+// reading every earlier version. 1: every region has one checksum, so a
+// reader verifies the whole file when it opens it. 2: the three bulk regions
+// are checksummed per chunk, so a reader verifies a chunk the first time it
+// reads from it and opening a file reads only its small regions.
+constexpr uint32_t kFormatVersion = 2;
 
 constexpr uint32_t kSlotsPerBucket = 8;
 constexpr uint32_t kBucketSize = 64;  // one cache line
 constexpr uint64_t kMaxEntryOffset = (uint64_t{1} << 48) - 1;
 constexpr uint32_t kLayoutSize = 192;
+constexpr uint32_t kChecksumChunkShift = 16;
+constexpr uint64_t kChecksumChunkSize = uint64_t{1} << kChecksumChunkShift;
 // RocksDB's footer for format_version >= 1: checksum type (1), two padded
 // block handles (40), format version (4), magic number (8).
 constexpr uint32_t kRocksDBFooterSize = 53;
@@ -200,12 +212,29 @@ struct Layout {
   // Non-zero: the data region is in slot order, every entry this size.
   uint64_t slot_entry_size = 0;
   // Checksums of: data, order index, buckets, stash, range tombstones,
-  // meta blocks.
+  // meta blocks (when chunked(), the first three are the checksums of those
+  // regions' lists of chunk checksums).
   uint64_t region_checksum[6] = {0, 0, 0, 0, 0, 0};
 
   uint64_t order_size() const { return num_entries * order_width; }
   uint64_t buckets_size() const { return num_buckets * kBucketSize; }
   uint64_t stash_size() const { return num_stash * 8; }
+  // Whether the data, order index and bucket array are checksummed per
+  // chunk (and verified when first read) rather than as a whole.
+  bool chunked() const {
+    return format_version >= 2 && checksum != ROCKSDB_NAMESPACE::kNoChecksum;
+  }
+  uint64_t chunk_sums_offset() const {
+    return range_del_offset + range_del_size;
+  }
+  uint64_t chunk_sums_size() const {
+    return chunked() ? 8 * (NumChunks(data_size) + NumChunks(order_size()) +
+                            NumChunks(buckets_size()))
+                     : 0;
+  }
+  static uint64_t NumChunks(uint64_t size) {
+    return (size + kChecksumChunkSize - 1) >> kChecksumChunkShift;
+  }
 
   // Appends exactly kLayoutSize bytes, the last 8 a checksum of the rest.
   void EncodeTo(std::string* dst) const;

@@ -4,10 +4,25 @@ namespace rocksdb_cuckoo {
 
 using ROCKSDB_NAMESPACE::Status;
 
+bool CuckooHashTableIterator::FindLowerBound(const Slice& target,
+                                             uint64_t* index) {
+  const Status s = reader_->LowerBound(target, index);
+  if (s.ok()) return true;
+  valid_ = false;
+  status_ = s;
+  return false;
+}
+
+void CuckooHashTableIterator::Seek(const Slice& target) {
+  uint64_t index;
+  if (FindLowerBound(target, &index)) MoveTo(index);
+}
+
 void CuckooHashTableIterator::SeekForPrev(const Slice& target) {
   // The last entry <= target: step back from the first entry >= target
   // unless that entry equals the target.
-  const uint64_t index = reader_->LowerBound(target);
+  uint64_t index;
+  if (!FindLowerBound(target, &index)) return;
   MoveTo(index);
   if (!valid_ && !status_.ok()) return;
   if (!valid_ || key() != target) MoveTo(index - 1);
@@ -16,11 +31,18 @@ void CuckooHashTableIterator::SeekForPrev(const Slice& target) {
 void CuckooHashTableIterator::MoveTo(uint64_t index) {
   index_ = index;
   valid_ = false;
+  // Each positioning starts afresh: RocksDB asserts that a valid iterator
+  // has an OK status.
+  status_ = Status::OK();
   if (index >= reader_->num_entries()) return;
   // RocksDB parses every key an iterator yields and asserts on unknown
   // types: a damaged type byte must stop here.
-  if (!reader_->EntryAt(index, &entry_) ||
-      !IsStoredType(ROCKSDB_NAMESPACE::ExtractValueType(entry_.internal_key))) {
+  const Status s = reader_->EntryAt(index, &entry_);
+  if (!s.ok()) {
+    status_ = s;
+    return;
+  }
+  if (!IsStoredType(ROCKSDB_NAMESPACE::ExtractValueType(entry_.internal_key))) {
     status_ = Status::Corruption("CuckooHashTable: malformed entry");
     return;
   }

@@ -21,9 +21,7 @@ class CuckooHashTableIterator : public ROCKSDB_NAMESPACE::InternalIterator {
   bool Valid() const override { return valid_; }
   void SeekToFirst() override { MoveTo(0); }
   void SeekToLast() override { MoveTo(reader_->num_entries() - 1); }
-  void Seek(const Slice& target) override {
-    MoveTo(reader_->LowerBound(target));
-  }
+  void Seek(const Slice& target) override;
   void SeekForPrev(const Slice& target) override;
   void Next() override { MoveTo(index_ + 1); }
   void Prev() override { MoveTo(index_ - 1); }
@@ -39,6 +37,9 @@ class CuckooHashTableIterator : public ROCKSDB_NAMESPACE::InternalIterator {
   // Positions at `index`; an index outside the table (including the
   // wrapped-around -1) makes the iterator invalid.
   void MoveTo(uint64_t index);
+  // Sets *index to the first entry >= target; false (iterator invalid, with
+  // the damage in status()) if the search met a damaged entry.
+  bool FindLowerBound(const Slice& target, uint64_t* index);
 
   const CuckooHashTableReader* const reader_;
   const bool keys_in_file_;

@@ -52,7 +52,9 @@ Status CuckooHashTableReader::Open(
 
   std::unique_ptr<CuckooHashTableReader> r(
       new CuckooHashTableReader(options, guard.release(), layout));
-  s = r->VerifyRegions(&r->seqno_field_offset_);
+  s = r->SetUpChunkVerifiers();
+  if (!s.ok()) return s;
+  s = r->VerifyRegions(/*all_chunks=*/false, &r->seqno_field_offset_);
   if (!s.ok()) return s;
   // RocksDB's property reader below trusts the footer; make sure it is
   // exactly the one this layout implies.
@@ -102,7 +104,53 @@ CuckooHashTableReader::CuckooHashTableReader(const TableReaderOptions& options,
 
 CuckooHashTableReader::~CuckooHashTableReader() { memory_->Close(); }
 
-Status CuckooHashTableReader::VerifyRegions(uint64_t* seqno_field) const {
+namespace {
+
+// A region of the file checksummed on its own (the properties region aside).
+struct Region {
+  uint64_t offset;
+  uint64_t size;
+  const char* name;
+};
+
+// In the order of Layout::region_checksum; the first three are the bulk
+// regions, chunked in format 2.
+std::array<Region, 5> RegionsOf(const Layout& layout) {
+  return {
+      {{0, layout.data_size, "data"},
+       {layout.order_offset, layout.order_size(), "order index"},
+       {layout.buckets_offset, layout.buckets_size(), "bucket array"},
+       {layout.stash_offset, layout.stash_size(), "stash"},
+       {layout.range_del_offset, layout.range_del_size, "range tombstone"}}};
+}
+constexpr size_t kBulkRegions = 3;
+
+}  // namespace
+
+Status CuckooHashTableReader::SetUpChunkVerifiers() {
+  if (!layout_.chunked()) return Status::OK();
+  const std::array<Region, 5> regions = RegionsOf(layout_);
+  ChunkVerifier* verifiers[kBulkRegions] = {&data_chunks_, &order_chunks_,
+                                            &bucket_chunks_};
+  const char* sums = data_ + layout_.chunk_sums_offset();
+  for (size_t i = 0; i < kBulkRegions; i++) {
+    const uint64_t sums_size = 8 * Layout::NumChunks(regions[i].size);
+    if (ComputeChecksum(layout_.checksum, sums, sums_size) !=
+        layout_.region_checksum[i]) {
+      return Status::Corruption(
+          std::string("CuckooHashTable: checksum mismatch in the chunk "
+                      "checksums of the ") +
+          regions[i].name + " region");
+    }
+    *verifiers[i] = ChunkVerifier(layout_.checksum, data_ + regions[i].offset,
+                                  regions[i].size, sums, regions[i].name);
+    sums += sums_size;
+  }
+  return Status::OK();
+}
+
+Status CuckooHashTableReader::VerifyRegions(bool all_chunks,
+                                            uint64_t* seqno_field) const {
   // The padding before the buckets is not checksummed but must be zeros.
   for (uint64_t at = layout_.order_offset + layout_.order_size();
        at < layout_.buckets_offset; at++) {
@@ -110,22 +158,20 @@ Status CuckooHashTableReader::VerifyRegions(uint64_t* seqno_field) const {
       return Status::Corruption("CuckooHashTable: damaged bucket padding");
     }
   }
-  const struct {
-    uint64_t offset;
-    uint64_t size;
-    const char* name;
-  } regions[] = {
-      {0, layout_.data_size, "data"},
-      {layout_.order_offset, layout_.order_size(), "order index"},
-      {layout_.buckets_offset, layout_.buckets_size(), "bucket array"},
-      {layout_.stash_offset, layout_.stash_size(), "stash"},
-      {layout_.range_del_offset, layout_.range_del_size, "range tombstone"},
-  };
+  const std::array<Region, 5> regions = RegionsOf(layout_);
+  const ChunkVerifier* verifiers[kBulkRegions] = {&data_chunks_, &order_chunks_,
+                                                  &bucket_chunks_};
   // The properties region is last and checked on its own.
-  static_assert(sizeof(regions) / sizeof(regions[0]) + 1 ==
+  static_assert(std::tuple_size<decltype(regions)>::value + 1 ==
                     sizeof(Layout::region_checksum) / sizeof(uint64_t),
                 "one checksum per region");
-  for (size_t i = 0; i < sizeof(regions) / sizeof(regions[0]); i++) {
+  for (size_t i = 0; i < regions.size(); i++) {
+    if (i < kBulkRegions && layout_.chunked()) {
+      if (!all_chunks) continue;
+      const Status s = verifiers[i]->VerifyAll();
+      if (!s.ok()) return s;
+      continue;
+    }
     const uint64_t actual = ComputeChecksum(
         layout_.checksum, data_ + regions[i].offset, regions[i].size);
     if (actual != layout_.region_checksum[i]) {
@@ -224,38 +270,62 @@ FragmentedRangeTombstoneIterator* CuckooHashTableReader::TombstonesAt(
 Status CuckooHashTableReader::VerifyChecksum(const ReadOptions& /*options*/,
                                              TableReaderCaller /*caller*/) {
   uint64_t seqno_field;
-  return VerifyRegions(&seqno_field);
+  return VerifyRegions(/*all_chunks=*/true, &seqno_field);
 }
 
-bool CuckooHashTableReader::KeyAt(uint64_t offset, const Slice& user_key,
-                                  EntryView* entry) const {
-  return ParseEntry(data_, layout_.data_size, offset, entry) &&
-         entry->internal_key.size() - 8 == user_key.size() &&
-         memcmp(entry->internal_key.data(), user_key.data(), user_key.size()) ==
-             0;
-}
-
-bool CuckooHashTableReader::MatchInBucket(const Bucket& bucket,
-                                          uint16_t fingerprint,
-                                          const Slice& user_key,
-                                          EntryView* entry,
-                                          bool* fingerprint_seen) const {
-  for (uint32_t mask = bucket.SlotsWith(fingerprint); mask != 0;) {
-    *fingerprint_seen = true;
-    const uint32_t slot = FirstSlot(mask);
-    mask &= ~(3u << (2 * slot));
-    if (KeyAt(bucket.OffsetAt(slot), user_key, entry)) return true;
+inline bool CuckooHashTableReader::ReadEntry(uint64_t offset, EntryView* entry,
+                                             Status* damage) const {
+  if (ParseEntry(data_, layout_.data_size, offset, entry)) {
+    return data_chunks_.Check(offset, entry->next_offset - offset, damage);
+  }
+  // Damage in a chunk no lookup has verified yet shows as a mismatch.
+  if (data_chunks_.Check(offset, 1, damage)) {
+    *damage = Status::Corruption("CuckooHashTable: malformed entry");
   }
   return false;
 }
 
+inline CuckooHashTableReader::Match CuckooHashTableReader::KeyAt(
+    uint64_t offset, const Slice& user_key, EntryView* entry,
+    Status* damage) const {
+  if (!ReadEntry(offset, entry, damage)) return Match::kDamaged;
+  return entry->internal_key.size() - 8 == user_key.size() &&
+                 memcmp(entry->internal_key.data(), user_key.data(),
+                        user_key.size()) == 0
+             ? Match::kSame
+             : Match::kOther;
+}
+
+CuckooHashTableReader::Match CuckooHashTableReader::MatchInBucket(
+    const Bucket& bucket, uint16_t fingerprint, const Slice& user_key,
+    EntryView* entry, bool* fingerprint_seen, Status* damage) const {
+  for (uint32_t mask = bucket.SlotsWith(fingerprint); mask != 0;) {
+    *fingerprint_seen = true;
+    const uint32_t slot = FirstSlot(mask);
+    mask &= ~(3u << (2 * slot));
+    const Match match = KeyAt(bucket.OffsetAt(slot), user_key, entry, damage);
+    if (match != Match::kOther) return match;
+  }
+  return Match::kOther;
+}
+
 CuckooHashTableReader::Probe CuckooHashTableReader::FindUserKey(
-    const Slice& user_key, const KeyHash& kh, EntryView* entry) const {
+    const Slice& user_key, const KeyHash& kh, EntryView* entry,
+    Status* damage) const {
   bool seen = false;
   for (const uint64_t b : {kh.bucket1, kh.bucket2}) {
+    if (!bucket_chunks_.Check(b * kBucketSize, kBucketSize, damage)) {
+      return Probe::kDamaged;
+    }
     const Bucket& bucket = buckets_[b];
-    if (MatchInBucket(bucket, kh.fingerprint, user_key, entry, &seen)) {
-      return Probe::kFound;
+    switch (
+        MatchInBucket(bucket, kh.fingerprint, user_key, entry, &seen, damage)) {
+      case Match::kSame:
+        return Probe::kFound;
+      case Match::kDamaged:
+        return Probe::kDamaged;
+      case Match::kOther:
+        break;
     }
     // See the invariant in the format header.
     if (!bucket.Full())
@@ -266,7 +336,9 @@ CuckooHashTableReader::Probe CuckooHashTableReader::FindUserKey(
     const uint64_t slot = DecodeFixed64(stash + 8 * i);
     if (static_cast<uint16_t>(slot) != kh.fingerprint) continue;
     seen = true;
-    if (KeyAt(slot >> 16, user_key, entry)) return Probe::kFound;
+    const Match match = KeyAt(slot >> 16, user_key, entry, damage);
+    if (match == Match::kSame) return Probe::kFound;
+    if (match == Match::kDamaged) return Probe::kDamaged;
   }
   return seen ? Probe::kFingerprintOnly : Probe::kNoFingerprint;
 }
@@ -312,9 +384,8 @@ Status CuckooHashTableReader::SaveVersions(EntryView entry,
     // With one entry per user key the group ends here; in slot order the
     // next bytes may be an empty slot, not an entry.
     if (single_versions_ || entry.next_offset >= layout_.data_size) break;
-    if (!ParseEntry(data_, layout_.data_size, entry.next_offset, &entry)) {
-      return Status::Corruption("CuckooHashTable: malformed entry");
-    }
+    Status damage;
+    if (!ReadEntry(entry.next_offset, &entry, &damage)) return damage;
     if (ExtractUserKey(entry.internal_key) != user_key) break;
   }
   return Status::OK();
@@ -341,12 +412,14 @@ Status CuckooHashTableReader::Get(const ReadOptions& /*read_options*/,
     __builtin_prefetch(entries + kh.slot[1] * size);
   }
   EntryView entry;
-  const Probe probe = FindUserKey(user_key, kh, &entry);
+  Status damage;
+  const Probe probe = FindUserKey(user_key, kh, &entry, &damage);
   if (statistics_ != nullptr) {
     ProbeCounts counts{};
     counts[static_cast<int>(probe)]++;
     RecordProbes(counts);
   }
+  if (probe == Probe::kDamaged) return damage;
   if (probe != Probe::kFound) return Status::OK();
   return SaveVersions(entry, user_key, GetInternalKeySeqno(key), get_context);
 }
@@ -383,23 +456,27 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& /*read_options*/,
       __builtin_prefetch(data_ + candidates[k]);
     }
   }
-  // Pass 3: confirm the candidate (the full probe covers the rare rest:
-  // fingerprint collisions, the stash) and feed each key's GetContext.
+  // Pass 3: confirm the candidate (the full probe covers the rest: absent
+  // keys, fingerprint collisions, the stash, and verifying the buckets) and
+  // feed each key's GetContext.
   ProbeCounts counts{};
   i = 0;
   for (auto it = range->begin(); it != range->end(); ++it, ++i) {
     const Slice user_key = ExtractUserKey(it->ikey);
     const uint64_t candidate = candidates[i];
     EntryView entry;
-    Probe probe = Probe::kNoFingerprint;
-    if (candidate != kNoCandidate && KeyAt(candidate, user_key, &entry)) {
-      probe = Probe::kFound;
-    } else if (candidate != kNoCandidate ||
-               buckets_[hashes[i].bucket1].Full()) {
-      probe = FindUserKey(user_key, hashes[i], &entry);
-    }
+    Status damage;
+    // A candidate from a damaged bucket is still safe to try: it counts
+    // only if its entry, verified, holds this very key.
+    Probe probe =
+        candidate != kNoCandidate &&
+                KeyAt(candidate, user_key, &entry, &damage) == Match::kSame
+            ? Probe::kFound
+            : FindUserKey(user_key, hashes[i], &entry, &damage);
     counts[static_cast<int>(probe)]++;
-    if (probe == Probe::kFound) {
+    if (probe == Probe::kDamaged) {
+      *it->s = damage;
+    } else if (probe == Probe::kFound) {
       *it->s = SaveVersions(entry, user_key, GetInternalKeySeqno(it->ikey),
                             it->get_context);
     }
@@ -407,12 +484,20 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& /*read_options*/,
   RecordProbes(counts);
 }
 
-bool CuckooHashTableReader::EntryAt(uint64_t index, EntryView* entry) const {
-  if (index >= layout_.num_entries) return false;
+Status CuckooHashTableReader::EntryAt(uint64_t index, EntryView* entry) const {
+  if (index >= layout_.num_entries) {
+    return Status::Corruption("CuckooHashTable: entry index out of range");
+  }
+  Status damage;
+  if (!order_chunks_.Check(index * layout_.order_width, layout_.order_width,
+                           &damage)) {
+    return damage;
+  }
   const char* slot = data_ + layout_.order_offset + index * layout_.order_width;
   const uint64_t offset =
       layout_.order_width == 4 ? DecodeFixed32(slot) : DecodeFixed64(slot);
-  return ParseEntry(data_, layout_.data_size, offset, entry);
+  ReadEntry(offset, entry, &damage);
+  return damage;
 }
 
 int CuckooHashTableReader::CompareAsPresented(const Slice& stored,
@@ -427,22 +512,26 @@ int CuckooHashTableReader::CompareAsPresented(const Slice& stored,
   return presented > wanted ? -1 : (presented < wanted ? 1 : 0);
 }
 
-uint64_t CuckooHashTableReader::LowerBound(const Slice& target) const {
+Status CuckooHashTableReader::LowerBound(const Slice& target,
+                                         uint64_t* index) const {
   uint64_t low = 0;
   uint64_t high = layout_.num_entries;
   EntryView entry;
   while (low < high) {
     const uint64_t mid = low + (high - low) / 2;
-    // A malformed entry compares as greater: the search stays in bounds
-    // and the iterator reports the corruption when it reads the entry.
-    if (EntryAt(mid, &entry) &&
-        CompareAsPresented(entry.internal_key, target) < 0) {
+    const Status s = EntryAt(mid, &entry);
+    if (!s.ok()) {
+      *index = low;
+      return s;
+    }
+    if (CompareAsPresented(entry.internal_key, target) < 0) {
       low = mid + 1;
     } else {
       high = mid;
     }
   }
-  return low;
+  *index = low;
+  return Status::OK();
 }
 
 InternalIterator* CuckooHashTableReader::NewIterator(
@@ -459,7 +548,10 @@ uint64_t CuckooHashTableReader::OffsetOf(const Slice& key) {
   // By position in key order, scaled to the whole file: entry offsets are
   // not monotonic when the data is in slot order.
   if (layout_.num_entries == 0) return 0;
-  return static_cast<uint64_t>(static_cast<double>(LowerBound(key)) /
+  // An estimate: damage found on the way only stops the search early.
+  uint64_t index;
+  LowerBound(key, &index).PermitUncheckedError();
+  return static_cast<uint64_t>(static_cast<double>(index) /
                                layout_.num_entries * memory_->size());
 }
 
@@ -474,9 +566,8 @@ Status CuckooHashTableReader::ApproximateKeyAnchors(
   EntryView entry;
   for (uint64_t k = 1; k <= count; k++) {
     const uint64_t index = k * n / count;
-    if (!EntryAt(index - 1, &entry)) {
-      return Status::Corruption("CuckooHashTable: malformed entry");
-    }
+    const Status s = EntryAt(index - 1, &entry);
+    if (!s.ok()) return s;
     anchors.emplace_back(
         ExtractUserKey(entry.internal_key),
         static_cast<size_t>((index - previous) * bytes_per_entry));

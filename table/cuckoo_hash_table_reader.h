@@ -1,9 +1,11 @@
 // Reads a CuckooHashTable file (format: cuckoo_hash_table_format.h).
 //
-// Open() brings the file into memory (mapped or loaded), checks the layout
-// and every region's checksum once, then serves lookups without copying or
-// allocating: Get hashes the user key, probes one or two bucket cache lines,
-// compares the key in place and hands GetContext values pinned to the file.
+// Open() brings the file into memory (mapped or loaded) and checks the layout
+// and the small regions' checksums; the bulk regions' chunks are verified
+// the first time a lookup reads them (format 1: all at open). Lookups then
+// run without copying or allocating: Get hashes the user key, probes one or
+// two bucket cache lines, compares the key in place and hands GetContext
+// values pinned to the file.
 #pragma once
 
 #include <array>
@@ -11,6 +13,7 @@
 
 #include "db/dbformat.h"
 #include "db/range_tombstone_fragmenter.h"
+#include "table/chunk_verifier.h"
 #include "table/cuckoo_hash_table_format.h"
 #include "table/pinned_file_memory.h"
 #include "table/table_reader_compat.h"
@@ -61,10 +64,12 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
 
   // For the iterator: entries by their position in internal-key order.
   uint64_t num_entries() const { return layout_.num_entries; }
-  bool EntryAt(uint64_t index, EntryView* entry) const;
-  // Position of the first entry whose internal key, as presented (with the
-  // global seqno, if any), is >= target.
-  uint64_t LowerBound(const Slice& target) const;
+  ROCKSDB_NAMESPACE::Status EntryAt(uint64_t index, EntryView* entry) const;
+  // Sets *index to the position of the first entry whose internal key, as
+  // presented (with the global seqno, if any), is >= target; fails if an
+  // entry on the way is damaged.
+  ROCKSDB_NAMESPACE::Status LowerBound(const Slice& target,
+                                       uint64_t* index) const;
   // Whether entries read with their stored trailers (the file was not
   // ingested with a global seqno; see external_file_seqno.h).
   bool keys_as_stored() const {
@@ -86,28 +91,46 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
  private:
   CuckooHashTableReader(const ROCKSDB_NAMESPACE::TableReaderOptions& options,
                         PinnedFileMemory* memory, const Layout& layout);
-  // Checks every region's checksum; sets *seqno_field to the file offset of
+  // Checks the chunk checksums of a chunked layout and sets up their
+  // verifiers.
+  ROCKSDB_NAMESPACE::Status SetUpChunkVerifiers();
+  // Checks every region's checksum, except, unless `all_chunks`, those of
+  // the chunks of a chunked layout; sets *seqno_field to the file offset of
   // the global seqno field, if the file has one.
-  ROCKSDB_NAMESPACE::Status VerifyRegions(uint64_t* seqno_field) const;
+  ROCKSDB_NAMESPACE::Status VerifyRegions(bool all_chunks,
+                                          uint64_t* seqno_field) const;
   ROCKSDB_NAMESPACE::Status VerifyPropertiesRegion(uint64_t* seqno_field) const;
   // RocksDB's parser of the properties and metaindex blocks asserts on
   // malformed blocks: check their structure first.
   ROCKSDB_NAMESPACE::Status CheckMetaBlocks() const;
   ROCKSDB_NAMESPACE::Status LoadRangeTombstones();
   // What a lookup found: the key, or that it is absent, told by the
-  // fingerprints alone or only after comparing keys.
-  enum class Probe { kNoFingerprint = 0, kFingerprintOnly = 1, kFound = 2 };
-  using ProbeCounts = std::array<uint64_t, 3>;  // by Probe
-  // On kFound, *entry is the first of user_key's versions.
-  Probe FindUserKey(const Slice& user_key, const KeyHash& kh,
-                    EntryView* entry) const;
-  bool MatchInBucket(const Bucket& bucket, uint16_t fingerprint,
-                     const Slice& user_key, EntryView* entry,
-                     bool* fingerprint_seen) const;
+  // fingerprints alone or only after comparing keys; or damage in the file.
+  enum class Probe {
+    kNoFingerprint = 0,
+    kFingerprintOnly = 1,
+    kFound = 2,
+    kDamaged = 3
+  };
+  using ProbeCounts = std::array<uint64_t, 4>;  // by Probe
+  // On kFound, *entry is the first of user_key's versions; on kDamaged,
+  // *damage says what is damaged.
+  Probe FindUserKey(const Slice& user_key, const KeyHash& kh, EntryView* entry,
+                    ROCKSDB_NAMESPACE::Status* damage) const;
+  // Whether the entry at `offset` is user_key's; parses it into *entry.
+  enum class Match { kOther, kSame, kDamaged };
+  Match KeyAt(uint64_t offset, const Slice& user_key, EntryView* entry,
+              ROCKSDB_NAMESPACE::Status* damage) const;
+  Match MatchInBucket(const Bucket& bucket, uint16_t fingerprint,
+                      const Slice& user_key, EntryView* entry,
+                      bool* fingerprint_seen,
+                      ROCKSDB_NAMESPACE::Status* damage) const;
+  // Parses the entry at `offset` of the data region, once its chunks are
+  // verified; false, with *damage saying why, if it cannot.
+  bool ReadEntry(uint64_t offset, EntryView* entry,
+                 ROCKSDB_NAMESPACE::Status* damage) const;
   // Adds lookups to RocksDB's bloom filter tickers, if statistics are on.
   void RecordProbes(const ProbeCounts& counts) const;
-  // Parses the entry at `offset` into *entry; true if it is user_key's.
-  bool KeyAt(uint64_t offset, const Slice& user_key, EntryView* entry) const;
   // Feeds user_key's versions visible at `sequence` to get_context, from
   // its first entry on.
   ROCKSDB_NAMESPACE::Status SaveVersions(
@@ -130,6 +153,10 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   // Every user key has one entry: a lookup never reads past it.
   const bool single_versions_;
   const Bucket* const buckets_;
+  // Format 2: chunks of the bulk regions, verified as lookups reach them.
+  ChunkVerifier data_chunks_;
+  ChunkVerifier order_chunks_;
+  ChunkVerifier bucket_chunks_;
   std::shared_ptr<const ROCKSDB_NAMESPACE::TableProperties> properties_;
   ROCKSDB_NAMESPACE::SequenceNumber global_seqno_ =
       ROCKSDB_NAMESPACE::kDisableGlobalSequenceNumber;

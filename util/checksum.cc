@@ -1,5 +1,8 @@
 #include "util/checksum.h"
 
+#include <algorithm>
+
+#include "util/coding.h"
 #include "util/crc32c.h"
 #include "util/xxhash.h"
 
@@ -64,6 +67,35 @@ uint64_t ChecksumStream::Digest() const {
     return XXH3_64bits_digest(static_cast<XXH3_state_t*>(xxh3_state_));
   }
   return type_ == kCRC32c ? crc_ : 0;
+}
+
+ChunkChecksums::ChunkChecksums(ChecksumType type, uint64_t chunk_size)
+    : type_(type),
+      chunk_size_(chunk_size),
+      current_(new ChecksumStream(type)) {}
+
+void ChunkChecksums::Update(const char* data, size_t size) {
+  while (size > 0) {
+    const size_t take =
+        static_cast<size_t>(std::min<uint64_t>(size, chunk_size_ - filled_));
+    current_->Update(data, take);
+    filled_ += take;
+    data += take;
+    size -= take;
+    if (filled_ == chunk_size_) {
+      ROCKSDB_NAMESPACE::PutFixed64(&sums_, current_->Digest());
+      current_.reset(new ChecksumStream(type_));
+      filled_ = 0;
+    }
+  }
+}
+
+void ChunkChecksums::Finish(std::string* dst) {
+  if (filled_ > 0) ROCKSDB_NAMESPACE::PutFixed64(&sums_, current_->Digest());
+  dst->append(sums_);
+  sums_.clear();
+  current_.reset(new ChecksumStream(type_));
+  filled_ = 0;
 }
 
 }  // namespace rocksdb_cuckoo

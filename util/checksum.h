@@ -1,9 +1,11 @@
-// Whole-region checksums for table files, with the algorithm chosen by the
-// user (RocksDB's ChecksumType values; kxxHash/kxxHash64 are not offered).
+// Checksums for table files, of whole regions or chunk by chunk, with the
+// algorithm chosen by the user (RocksDB's ChecksumType values;
+// kxxHash/kxxHash64 are not offered).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "rocksdb/table.h"
@@ -33,6 +35,25 @@ class ChecksumStream {
   ChecksumType type_;
   uint32_t crc_ = 0;
   void* xxh3_state_ = nullptr;  // XXH3_state_t, opaque to keep xxhash.h out
+};
+
+// Streams data through one checksum per `chunk_size` bytes (the last chunk
+// may be shorter), so a reader can verify any chunk on its own.
+class ChunkChecksums {
+ public:
+  ChunkChecksums(ChecksumType type, uint64_t chunk_size);
+
+  void Update(const char* data, size_t size);
+  // Appends the checksum of every chunk so far, fixed64 each, the last
+  // partial chunk included, and starts over.
+  void Finish(std::string* dst);
+
+ private:
+  const ChecksumType type_;
+  const uint64_t chunk_size_;
+  uint64_t filled_ = 0;  // bytes in the current chunk
+  std::unique_ptr<ChecksumStream> current_;
+  std::string sums_;
 };
 
 }  // namespace rocksdb_cuckoo

@@ -8,6 +8,7 @@
 // the repaired copy lets mutations of the structure reach the lookup code,
 // as a file written with checksum=kNoChecksum (or a crafted one) would.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -398,10 +399,26 @@ void RepairChecksums(std::string* file) {
   };
   // The region checksums end where the layout's own checksum starts.
   char* checksums = layout + kLayoutSize - 8 - 6 * 8;
+  char* chunk_sums = &(*file)[l.chunk_sums_offset()];
   for (int i = 0; i < 6; i++) {
+    const char* region = file->data() + regions[i][0];
+    if (i >= 3 || !l.chunked()) {
+      EncodeFixed64(checksums + 8 * i,
+                    ComputeChecksum(l.checksum, region, regions[i][1]));
+      continue;
+    }
+    // Format 2's bulk regions: each chunk, then the list of chunk sums.
+    const uint64_t chunks = rocksdb_cuckoo::Layout::NumChunks(regions[i][1]);
+    for (uint64_t c = 0; c < chunks; c++) {
+      const uint64_t begin = c * rocksdb_cuckoo::kChecksumChunkSize;
+      EncodeFixed64(chunk_sums + 8 * c,
+                    ComputeChecksum(l.checksum, region + begin,
+                                    std::min(rocksdb_cuckoo::kChecksumChunkSize,
+                                             regions[i][1] - begin)));
+    }
     EncodeFixed64(checksums + 8 * i,
-                  ComputeChecksum(l.checksum, file->data() + regions[i][0],
-                                  regions[i][1]));
+                  ComputeChecksum(l.checksum, chunk_sums, 8 * chunks));
+    chunk_sums += 8 * chunks;
   }
   seal();
   std::string footer;

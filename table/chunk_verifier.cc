@@ -1,0 +1,62 @@
+#include "table/chunk_verifier.h"
+
+#include <algorithm>
+#include <string>
+
+#include "util/coding.h"
+
+namespace rocksdb_cuckoo {
+
+ChunkVerifier::ChunkVerifier(ChecksumType type, const char* region,
+                             uint64_t size, const char* sums, const char* name)
+    : type_(type),
+      region_(region),
+      size_(size),
+      sums_(sums),
+      name_(name),
+      verified_(
+          new std::atomic<uint64_t>[(Layout::NumChunks(size) + 63) / 64]) {
+  for (uint64_t i = 0; i < (Layout::NumChunks(size) + 63) / 64; i++) {
+    verified_[i].store(0, std::memory_order_relaxed);
+  }
+}
+
+Status ChunkVerifier::Verify(uint64_t offset, uint64_t size) const {
+  if (size == 0 || offset >= size_ || size > size_ - offset) {
+    return Status::Corruption(std::string("CuckooHashTable: read past the ") +
+                              name_ + " region (offset " +
+                              std::to_string(offset) + ")");
+  }
+  const uint64_t last = (offset + size - 1) >> kChecksumChunkShift;
+  for (uint64_t chunk = offset >> kChecksumChunkShift; chunk <= last; chunk++) {
+    if (IsVerified(chunk)) continue;
+    Status s = VerifyChunk(chunk);
+    if (!s.ok()) return s;
+    verified_[chunk >> 6].fetch_or(uint64_t{1} << (chunk & 63),
+                                   std::memory_order_relaxed);
+  }
+  return Status::OK();
+}
+
+Status ChunkVerifier::VerifyAll() const {
+  for (uint64_t chunk = 0; chunk < Layout::NumChunks(size_); chunk++) {
+    Status s = VerifyChunk(chunk);
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+Status ChunkVerifier::VerifyChunk(uint64_t chunk) const {
+  const uint64_t begin = chunk << kChecksumChunkShift;
+  const uint64_t size = std::min(kChecksumChunkSize, size_ - begin);
+  if (ComputeChecksum(type_, region_ + begin, size) !=
+      ROCKSDB_NAMESPACE::DecodeFixed64(sums_ + 8 * chunk)) {
+    return Status::Corruption(std::string("CuckooHashTable: checksum "
+                                          "mismatch in ") +
+                              name_ + " region, chunk at offset " +
+                              std::to_string(begin));
+  }
+  return Status::OK();
+}
+
+}  // namespace rocksdb_cuckoo

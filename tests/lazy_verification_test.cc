@@ -1,0 +1,388 @@
+// Format 2 checksums the data, order index and bucket array per 64 KiB chunk
+// and verifies a chunk the first time a lookup reads it: a damaged chunk must
+// turn every read that touches it into Corruption while the rest of the file
+// stays readable, and opening the file must not need to read the chunks.
+// Files of format 1 (one checksum per region, verified at open) still read.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <random>
+#include <string>
+
+#include "plugin/rocksdb_cuckoo.h"
+#include "rocksdb/iterator.h"
+#include "rocksdb/sst_file_reader.h"
+#include "rocksdb/utilities/object_registry.h"
+#include "table/chunk_verifier.h"
+#include "table/cuckoo_hash_table.h"
+#include "table/cuckoo_hash_table_format.h"
+#include "table/internal_iterator.h"
+#include "tests/status_assertions.h"
+#include "tests/table_harness.h"
+#include "util/checksum.h"
+#include "util/coding.h"
+
+namespace rocksdb_cuckoo {
+namespace {
+
+using testing::InternalKeyOf;
+using testing::TableHarness;
+using namespace ROCKSDB_NAMESPACE;
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in),
+                     std::istreambuf_iterator<char>());
+}
+
+void WriteWholeFile(const std::string& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+  out.close();
+  ASSERT_TRUE(out.good()) << path;
+}
+
+Layout LayoutOf(const std::string& file) {
+  Layout layout;
+  const Status s = layout.DecodeFrom(
+      Slice(file.data() + file.size() - kRocksDBFooterSize - kLayoutSize,
+            kLayoutSize),
+      file.size());
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  return layout;
+}
+
+// Random bytes, so that every chunk has a checksum of its own.
+std::string RandomBytes(size_t n, uint64_t seed) {
+  std::mt19937_64 rnd(seed);
+  std::string bytes(n, '\0');
+  for (char& c : bytes) c = static_cast<char>(rnd());
+  return bytes;
+}
+
+std::string SumsOf(const std::string& region) {
+  std::string sums;
+  for (size_t at = 0; at < region.size(); at += kChecksumChunkSize) {
+    PutFixed64(&sums, ComputeChecksum(kXXH3, region.data() + at,
+                                      std::min<size_t>(kChecksumChunkSize,
+                                                       region.size() - at)));
+  }
+  return sums;
+}
+
+TEST(ChunkChecksumsTest, OneChecksumPerChunkHoweverTheBytesArrive) {
+  const std::string region = RandomBytes(3 * kChecksumChunkSize + 1000, 1);
+  std::mt19937_64 rnd(2);
+  ChunkChecksums chunks(kXXH3, kChecksumChunkSize);
+  for (size_t at = 0; at < region.size();) {
+    const size_t piece = std::min<size_t>(rnd() % 50000, region.size() - at);
+    chunks.Update(region.data() + at, piece);
+    at += piece;
+  }
+  std::string sums;
+  chunks.Finish(&sums);
+  EXPECT_EQ(sums.size(), 4u * 8);
+  EXPECT_EQ(sums, SumsOf(region));
+  // Finish starts over: the next region's chunks begin at its first byte.
+  chunks.Update(region.data(), 10);
+  sums.clear();
+  chunks.Finish(&sums);
+  EXPECT_EQ(sums, SumsOf(region.substr(0, 10)));
+}
+
+class ChunkVerifierTest : public ::testing::Test {
+ protected:
+  ChunkVerifierTest()
+      : region_(RandomBytes(3 * kChecksumChunkSize + 1000, 3)),
+        sums_(SumsOf(region_)) {}
+  ChunkVerifier Verifier() const {
+    return ChunkVerifier(kXXH3, region_.data(), region_.size(), sums_.data(),
+                         "test");
+  }
+  std::string region_;
+  const std::string sums_;
+};
+
+TEST_F(ChunkVerifierTest, IntactRangesPassAndOutOfRegionFails) {
+  const ChunkVerifier verifier = Verifier();
+  Status error;
+  EXPECT_TRUE(verifier.Check(0, 1, &error));
+  EXPECT_TRUE(verifier.Check(kChecksumChunkSize - 5, 10, &error));
+  EXPECT_TRUE(verifier.Check(region_.size() - 1, 1, &error));
+  EXPECT_FALSE(verifier.Check(region_.size() - 1, 2, &error));
+  EXPECT_TRUE(error.IsCorruption()) << error.ToString();
+  EXPECT_FALSE(verifier.Check(region_.size(), 1, &error));
+  EXPECT_FALSE(verifier.Check(UINT64_MAX, 2, &error));
+  EXPECT_OK(verifier.VerifyAll());
+}
+
+TEST_F(ChunkVerifierTest, DamageFailsOnlyItsChunkUntilRepaired) {
+  const ChunkVerifier verifier = Verifier();
+  const uint64_t damaged = 2 * kChecksumChunkSize + 7;
+  region_[damaged] ^= 1;
+  Status error;
+  EXPECT_TRUE(verifier.Check(0, kChecksumChunkSize, &error));
+  EXPECT_FALSE(verifier.Check(2 * kChecksumChunkSize - 1, 2, &error));
+  EXPECT_TRUE(error.IsCorruption());
+  EXPECT_NE(error.ToString().find("test region, chunk at offset " +
+                                  std::to_string(2 * kChecksumChunkSize)),
+            std::string::npos)
+      << error.ToString();
+  EXPECT_FALSE(verifier.Check(damaged, 1, &error));  // a failure is not kept
+  EXPECT_TRUE(verifier.VerifyAll().IsCorruption());
+  region_[damaged] ^= 1;
+  EXPECT_TRUE(verifier.Check(damaged, 1, &error));
+}
+
+TEST_F(ChunkVerifierTest, VerifyAllRechecksChunksAlreadyVerified) {
+  const ChunkVerifier verifier = Verifier();
+  Status error;
+  ASSERT_TRUE(verifier.Check(0, region_.size(), &error));
+  region_[5] ^= 1;
+  EXPECT_TRUE(verifier.Check(5, 1, &error));  // verified once, trusted
+  EXPECT_TRUE(verifier.VerifyAll().IsCorruption());
+}
+
+// A table of several chunks in every bulk region, read through a
+// TableReader (mmap on and off).
+class LazyTableTest : public ::testing::TestWithParam<bool> {
+ protected:
+  static constexpr int kKeys = 40000;
+
+  static std::string UserKey(int i) {
+    char key[16];
+    snprintf(key, sizeof(key), "key%08d", i);
+    return key;
+  }
+  static std::string ValueOf(int i) {
+    return std::string(60 + i % 40, static_cast<char>('a' + i % 26));
+  }
+
+  void SetUp() override {
+    static int counter = 0;
+    harness_ = std::make_unique<TableHarness>(
+        NewCuckooHashTableFactory(),
+        ::testing::TempDir() + "/cuckoo_lazy_test_" + std::to_string(getpid()) +
+            "_" + std::to_string(counter++) + ".sst",
+        GetParam());
+    std::vector<std::pair<std::string, std::string>> entries;
+    for (int i = 0; i < kKeys; i++) {
+      entries.emplace_back(InternalKeyOf(UserKey(i), 1, kTypeValue),
+                           ValueOf(i));
+    }
+    ASSERT_OK(harness_->Build(entries));
+    pristine_ = ReadWholeFile(harness_->path());
+    layout_ = LayoutOf(pristine_);
+    ASSERT_EQ(layout_.format_version, 2u);
+    ASSERT_GE(layout_.data_size, 20 * kChecksumChunkSize);
+    ASSERT_GE(layout_.buckets_size(), 2 * kChecksumChunkSize);
+  }
+
+  // Reopens the file with byte `offset` flipped.
+  Status OpenDamaged(uint64_t offset) {
+    std::string damaged = pristine_;
+    damaged[offset] ^= 0x10;
+    WriteWholeFile(harness_->path(), damaged);
+    return harness_->Open();
+  }
+
+  // Every key reads back either right or as Corruption; returns how many
+  // were Corruption.
+  int GetAll() {
+    int corrupt = 0;
+    for (int i = 0; i < kKeys; i++) {
+      const TableHarness::GetResult r = harness_->Get(UserKey(i));
+      if (r.status.IsCorruption()) {
+        corrupt++;
+        continue;
+      }
+      EXPECT_OK(r.status);
+      EXPECT_EQ(r.state, GetContext::kFound) << UserKey(i);
+      EXPECT_EQ(r.value, ValueOf(i)) << UserKey(i);
+    }
+    return corrupt;
+  }
+
+  // Forward scan: entries are right until a Corruption stops it.
+  void ScanUntilDamage(bool expect_damage) {
+    std::unique_ptr<InternalIterator> it(
+        harness_->reader()->NewIterator(ReadOptions(), nullptr, nullptr, false,
+                                        TableReaderCaller::kUserIterator));
+    int n = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next(), n++) {
+      ASSERT_EQ(ExtractUserKey(it->key()).ToString(), UserKey(n));
+      ASSERT_EQ(it->value().ToString(), ValueOf(n));
+    }
+    if (expect_damage) {
+      EXPECT_TRUE(it->status().IsCorruption()) << it->status().ToString();
+      EXPECT_LT(n, kKeys);
+    } else {
+      EXPECT_OK(it->status());
+      EXPECT_EQ(n, kKeys);
+    }
+  }
+
+  std::unique_ptr<TableHarness> harness_;
+  std::string pristine_;
+  Layout layout_;
+};
+
+TEST_P(LazyTableTest, DamagedDataChunkFailsOnlyTheKeysInIt) {
+  const uint64_t offset = layout_.data_size / 2;
+  ASSERT_OK(OpenDamaged(offset));  // the chunk is not read at open
+  const int corrupt = GetAll();
+  EXPECT_GT(corrupt, 0);
+  // One 64 KiB chunk of entries of about 100 bytes.
+  EXPECT_LT(corrupt, 2 * static_cast<int>(kChecksumChunkSize / 60));
+  ScanUntilDamage(/*expect_damage=*/true);
+  EXPECT_TRUE(harness_->reader()
+                  ->VerifyChecksum(ReadOptions(),
+                                   TableReaderCaller::kUserVerifyChecksum)
+                  .IsCorruption());
+}
+
+TEST_P(LazyTableTest, DamagedBucketChunkFailsOnlyTheKeysHashedToIt) {
+  const uint64_t offset = layout_.buckets_offset + kChecksumChunkSize + 100;
+  ASSERT_OK(OpenDamaged(offset));
+  const int corrupt = GetAll();
+  EXPECT_GT(corrupt, 0);
+  EXPECT_LT(corrupt, kKeys / 2);
+  // A scan reads the order index and the data, not the buckets.
+  ScanUntilDamage(/*expect_damage=*/false);
+  EXPECT_TRUE(harness_->reader()
+                  ->VerifyChecksum(ReadOptions(),
+                                   TableReaderCaller::kUserVerifyChecksum)
+                  .IsCorruption());
+}
+
+TEST_P(LazyTableTest, DamagedOrderIndexChunkStopsSeeksThatReachIt) {
+  const uint64_t offset = layout_.order_offset + layout_.order_size() - 3;
+  ASSERT_OK(OpenDamaged(offset));
+  EXPECT_EQ(GetAll(), 0);  // point lookups never read the order index
+  ScanUntilDamage(/*expect_damage=*/true);
+  std::unique_ptr<InternalIterator> it(
+      harness_->reader()->NewIterator(ReadOptions(), nullptr, nullptr, false,
+                                      TableReaderCaller::kUserIterator));
+  it->Seek(InternalKeyOf(UserKey(kKeys - 1), kMaxSequenceNumber, kTypeValue));
+  EXPECT_FALSE(it->Valid());
+  EXPECT_TRUE(it->status().IsCorruption()) << it->status().ToString();
+  it->Seek(InternalKeyOf(UserKey(0), kMaxSequenceNumber, kTypeValue));
+  ASSERT_TRUE(it->Valid()) << it->status().ToString();
+  EXPECT_OK(it->status());
+  EXPECT_EQ(it->value().ToString(), ValueOf(0));
+}
+
+TEST_P(LazyTableTest, DamagedChunkChecksumsFailTheOpen) {
+  const Status s = OpenDamaged(layout_.chunk_sums_offset() + 3);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(s.ToString().find("chunk checksums of the data region"),
+            std::string::npos)
+      << s.ToString();
+}
+
+TEST_P(LazyTableTest, IntactFileVerifiesAndReadsEverything) {
+  EXPECT_EQ(GetAll(), 0);
+  ScanUntilDamage(/*expect_damage=*/false);
+  EXPECT_OK(harness_->reader()->VerifyChecksum(
+      ReadOptions(), TableReaderCaller::kUserVerifyChecksum));
+}
+
+INSTANTIATE_TEST_SUITE_P(ReadModes, LazyTableTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Mmap" : "Loaded";
+                         });
+
+// Files written by format 1 (tests/data, made by the release before format
+// 2): 300 keys "key000000".. with values "value-<key>" in slot order, and
+// with values of i % 50 letters, key 7 deleted and a range deletion
+// [key000400, key000500) in key order.
+class FormatOneTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    static std::once_flag once;
+    std::call_once(
+        once, [] { register_rocksdb_cuckoo(*ObjectLibrary::Default(), ""); });
+    options_.table_factory = NewCuckooHashTableFactory();
+    options_.allow_mmap_reads = GetParam();
+  }
+  static std::string Fixture(const char* name) {
+    return std::string(CUCKOO_SOURCE_DIR) + "/tests/data/" + name;
+  }
+  static std::string Key(int i) {
+    char key[16];
+    snprintf(key, sizeof(key), "key%06d", i);
+    return key;
+  }
+  // Reads the whole file and checks it against `value_of`; key `deleted`
+  // (if any) must not show.
+  void ReadAll(const std::string& path, std::string (*value_of)(int),
+               int deleted) {
+    SstFileReader reader(options_);
+    ASSERT_OK(reader.Open(path));
+    const auto properties = reader.GetTableProperties();
+    ASSERT_NE(properties, nullptr);
+    EXPECT_EQ(properties->user_collected_properties.at(
+                  "rocksdb.cuckoo.format_version"),
+              "1");
+    EXPECT_OK(reader.VerifyChecksum());
+    std::unique_ptr<Iterator> it(reader.NewIterator(ReadOptions()));
+    int expected = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      if (expected == deleted) expected++;
+      ASSERT_EQ(it->key().ToString(), Key(expected));
+      ASSERT_EQ(it->value().ToString(), value_of(expected));
+      expected++;
+    }
+    EXPECT_OK(it->status());
+    EXPECT_EQ(expected, 300);
+    it->Seek(Key(150));
+    ASSERT_TRUE(it->Valid());
+    EXPECT_EQ(it->value().ToString(), value_of(150));
+  }
+  static std::string SlotOrderValue(int i) { return "value-" + Key(i); }
+  static std::string KeyOrderValue(int i) {
+    return std::string(i % 50, static_cast<char>('a' + i % 26));
+  }
+  Options options_;
+};
+
+TEST_P(FormatOneTest, SlotOrderedFileReads) {
+  ReadAll(Fixture("format1_slot_order.sst"), SlotOrderValue, -1);
+}
+
+TEST_P(FormatOneTest, KeyOrderedFileReads) {
+  ReadAll(Fixture("format1_key_order.sst"), KeyOrderValue, 7);
+}
+
+TEST_P(FormatOneTest, DamageIsFoundAtOpen) {
+  // Format 1 has no chunk checksums: its reader verifies every region when
+  // it opens the file.
+  const std::string pristine = ReadWholeFile(Fixture("format1_slot_order.sst"));
+  const Layout layout = LayoutOf(pristine);
+  ASSERT_EQ(layout.format_version, 1u);
+  ASSERT_EQ(layout.chunk_sums_size(), 0u);
+  const std::string path = ::testing::TempDir() + "/cuckoo_format1_" +
+                           std::to_string(getpid()) + ".sst";
+  for (uint64_t offset :
+       {uint64_t{5}, layout.order_offset + 1, layout.buckets_offset + 70}) {
+    std::string damaged = pristine;
+    damaged[offset] ^= 0x01;
+    WriteWholeFile(path, damaged);
+    SstFileReader reader(options_);
+    const Status s = reader.Open(path);
+    EXPECT_TRUE(s.IsCorruption())
+        << "offset " << offset << ": " << s.ToString();
+  }
+  unlink(path.c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(ReadModes, FormatOneTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Mmap" : "Loaded";
+                         });
+
+}  // namespace
+}  // namespace rocksdb_cuckoo
