@@ -9,7 +9,7 @@
 #include "cache/jemalloc_runtime.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/utilities/options_type.h"
-#include "util/option_status.h"
+#include "util/option_checks.h"
 
 namespace rocksdb_cuckoo {
 
@@ -19,33 +19,20 @@ namespace {
 
 constexpr uint32_t kMaxArenas = 64;
 
-Status ArenaCountError(const std::string& name, const std::string& value) {
+Status CheckArenaCount(const std::string& name, const uint32_t& count) {
+  if (count >= 1 && count <= kMaxArenas) return Status::OK();
   return Status::InvalidArgument(
-      "JemallocArenaAllocator: " + name + " must be an integer in [1, " +
-      std::to_string(kMaxArenas) + "], got '" + value + "'");
-}
-
-// Refused when the options string is parsed, naming the option.
-Status ParseArenaCount(const ConfigOptions&, const std::string& name,
-                       const std::string& value, void* addr) {
-  char* end = nullptr;
-  const unsigned long long count = strtoull(value.c_str(), &end, 10);
-  if (value.empty() || value[0] == '-' || *end != '\0' || count == 0 ||
-      count > kMaxArenas) {
-    return ArenaCountError(name, value);
-  }
-  *static_cast<uint32_t*>(addr) = static_cast<uint32_t>(count);
-  return Status::OK();
+      "JemallocArenaAllocator: " + name + " must be in [1, " +
+      std::to_string(kMaxArenas) + "], got " + std::to_string(count));
 }
 
 const std::unordered_map<std::string, OptionTypeInfo> kOptionTypeInfo = {
     {"dontdump",
      {offsetof(JemallocArenaAllocatorOptions, dontdump), OptionType::kBoolean,
       OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
-    {"num_arenas",
-     {offsetof(JemallocArenaAllocatorOptions, num_arenas), OptionType::kUInt32T,
-      OptionVerificationType::kNormal, OptionTypeFlags::kNone,
-      ParseArenaCount}},
+    {"num_arenas", CheckedOption<uint32_t>(
+                       offsetof(JemallocArenaAllocatorOptions, num_arenas),
+                       OptionType::kUInt32T, CheckArenaCount)},
 };
 
 // A small number per thread, handed out in the order threads first
@@ -71,20 +58,11 @@ JemallocArenaAllocator::~JemallocArenaAllocator() {
   }
 }
 
-Status JemallocArenaAllocator::ConfigureOptions(
-    const ConfigOptions& config_options,
-    const std::unordered_map<std::string, std::string>& options_map,
-    std::unordered_map<std::string, std::string>* unused) {
-  return UnknownOptionIsInvalidArgument(
-      kClassName(),
-      MemoryAllocator::ConfigureOptions(config_options, options_map, unused));
-}
-
 Status JemallocArenaAllocator::PrepareOptions(
     const ConfigOptions& config_options) {
-  if (options_.num_arenas == 0 || options_.num_arenas > kMaxArenas) {
-    return ArenaCountError("num_arenas", std::to_string(options_.num_arenas));
-  }
+  // First the options' own checks, declared with them.
+  const Status checked = MemoryAllocator::PrepareOptions(config_options);
+  if (!checked.ok()) return checked;
   if (je_ == nullptr) {
     std::string why;
     const JemallocApi* je = FindJemalloc(&why);
@@ -109,7 +87,7 @@ Status JemallocArenaAllocator::PrepareOptions(
     arenas_ = std::move(arenas);
     arenas_dontdump_ = options_.dontdump;
   }
-  return MemoryAllocator::PrepareOptions(config_options);
+  return Status::OK();
 }
 
 unsigned JemallocArenaAllocator::ArenaForThisThread() const {

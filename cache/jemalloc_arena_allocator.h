@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "rocksdb/memory_allocator.h"
+#include "util/option_checks.h"
 
 namespace rocksdb_cuckoo {
 
@@ -50,7 +51,8 @@ struct JemallocArenaStats {
   uint64_t deallocations = 0;
 };
 
-class JemallocArenaAllocator : public ROCKSDB_NAMESPACE::MemoryAllocator {
+class JemallocArenaAllocator
+    : public RefusesUnknownOptions<ROCKSDB_NAMESPACE::MemoryAllocator> {
  public:
   explicit JemallocArenaAllocator(const JemallocArenaAllocatorOptions& options =
                                       JemallocArenaAllocatorOptions());
@@ -76,14 +78,6 @@ class JemallocArenaAllocator : public ROCKSDB_NAMESPACE::MemoryAllocator {
   ROCKSDB_NAMESPACE::Status GetStats(JemallocArenaStats* stats) const;
 
   const JemallocArenaAllocatorOptions& options() const { return options_; }
-
- protected:
-  // RocksDB reports an unknown option name as NotFound; to a user it is an
-  // invalid argument, so say that (the message still names the option).
-  ROCKSDB_NAMESPACE::Status ConfigureOptions(
-      const ROCKSDB_NAMESPACE::ConfigOptions& config_options,
-      const std::unordered_map<std::string, std::string>& options_map,
-      std::unordered_map<std::string, std::string>* unused) override;
 
  private:
   unsigned ArenaForThisThread() const;

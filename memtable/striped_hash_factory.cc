@@ -12,7 +12,7 @@
 #include "rocksdb/comparator.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/utilities/options_type.h"
-#include "util/option_status.h"
+#include "util/option_checks.h"
 #include "util/striped_counters.h"
 
 namespace rocksdb_cuckoo {
@@ -37,79 +37,47 @@ const std::unordered_map<std::string, StatsStripeMode> kStripeModeNames = {
     {"auto", StatsStripeMode::kAuto},
 };
 
-Status BucketCountError(const std::string& name, const std::string& value) {
+Status CheckBucketCount(const std::string& name, const uint64_t& count) {
+  if (count >= kMinBucketCount && count <= kMaxBucketCount) {
+    return Status::OK();
+  }
   return Status::InvalidArgument(
-      std::string(kStripedHashMemTableName) + ": " + name +
-      " must be an integer in [" + std::to_string(kMinBucketCount) + ", " +
-      std::to_string(kMaxBucketCount) + "], got '" + value + "'");
+      std::string(kStripedHashMemTableName) + ": " + name + " must be in [" +
+      std::to_string(kMinBucketCount) + ", " + std::to_string(kMaxBucketCount) +
+      "], got " + std::to_string(count));
 }
 
-Status LoadFactorError(const std::string& name, const std::string& value) {
+Status CheckLoadFactor(const std::string& name, const double& factor) {
+  if (factor >= kMinLoadFactor && factor <= kMaxLoadFactor) {
+    return Status::OK();
+  }
   char range[64];
-  snprintf(range, sizeof(range), "[%g, %g]", kMinLoadFactor, kMaxLoadFactor);
+  snprintf(range, sizeof(range), " must be in [%g, %g], got %g", kMinLoadFactor,
+           kMaxLoadFactor, factor);
   return Status::InvalidArgument(std::string(kStripedHashMemTableName) + ": " +
-                                 name + " must be a number in " + range +
-                                 ", got '" + value + "'");
+                                 name + range);
 }
 
-// Range-checked parsers: a bad value is refused when the options string is
-// parsed (naming the option), not later at DB open.
-Status ParseBucketCount(const ConfigOptions&, const std::string& name,
-                        const std::string& value, void* addr) {
-  char* end = nullptr;
-  const unsigned long long count = strtoull(value.c_str(), &end, 10);
-  if (value.empty() || value[0] == '-' || *end != '\0' ||
-      count < kMinBucketCount || count > kMaxBucketCount) {
-    return BucketCountError(name, value);
-  }
-  *static_cast<uint64_t*>(addr) = count;
-  return Status::OK();
-}
-
-Status ParseLoadFactor(const ConfigOptions&, const std::string& name,
-                       const std::string& value, void* addr) {
-  char* end = nullptr;
-  const double factor = strtod(value.c_str(), &end);
-  if (value.empty() || *end != '\0' ||
-      !(factor >= kMinLoadFactor && factor <= kMaxLoadFactor)) {
-    return LoadFactorError(name, value);
-  }
-  *static_cast<double*>(addr) = factor;
-  return Status::OK();
+Status CheckStripeMode(const std::string& name, const StatsStripeMode& mode) {
+  if (static_cast<size_t>(mode) < kStripeModeNames.size()) return Status::OK();
+  return Status::InvalidArgument(std::string(kStripedHashMemTableName) + ": " +
+                                 name + " must be auto, llc, core or none");
 }
 
 const std::unordered_map<std::string, OptionTypeInfo> kOptionTypeInfo = {
     {"bucket_count",
-     {offsetof(StripedHashMemTableOptions, bucket_count), OptionType::kUInt64T,
-      OptionVerificationType::kNormal, OptionTypeFlags::kNone,
-      ParseBucketCount}},
+     CheckedOption<uint64_t>(offsetof(StripedHashMemTableOptions, bucket_count),
+                             OptionType::kUInt64T, CheckBucketCount)},
     {"max_load_factor",
-     {offsetof(StripedHashMemTableOptions, max_load_factor),
-      OptionType::kDouble, OptionVerificationType::kNormal,
-      OptionTypeFlags::kNone, ParseLoadFactor}},
-    {"stripe_mode",
-     OptionTypeInfo::Enum<StatsStripeMode>(
-         offsetof(StripedHashMemTableOptions, stripe_mode), &kStripeModeNames)},
+     CheckedOption<double>(
+         offsetof(StripedHashMemTableOptions, max_load_factor),
+         OptionType::kDouble, CheckLoadFactor)},
+    {"stripe_mode", Checked<StatsStripeMode>(
+                        OptionTypeInfo::Enum<StatsStripeMode>(
+                            offsetof(StripedHashMemTableOptions, stripe_mode),
+                            &kStripeModeNames),
+                        CheckStripeMode)},
 };
-
-Status CheckOptions(const StripedHashMemTableOptions& options) {
-  if (options.bucket_count < kMinBucketCount ||
-      options.bucket_count > kMaxBucketCount) {
-    return BucketCountError("bucket_count",
-                            std::to_string(options.bucket_count));
-  }
-  if (!(options.max_load_factor >= kMinLoadFactor &&
-        options.max_load_factor <= kMaxLoadFactor)) {
-    return LoadFactorError("max_load_factor",
-                           std::to_string(options.max_load_factor));
-  }
-  if (kStripeModeNames.size() <= static_cast<size_t>(options.stripe_mode)) {
-    return Status::InvalidArgument(
-        std::string(kStripedHashMemTableName) +
-        ": stripe_mode must be auto, llc, core or none");
-  }
-  return Status::OK();
-}
 
 std::shared_ptr<StripedCounters> NewStats(StatsStripeMode mode) {
   return std::make_shared<StripedCounters>(kNumStatsCounters,
@@ -136,35 +104,25 @@ Status StripedHashMemTableFactory::ConfigureOptions(
     const std::unordered_map<std::string, std::string>& options_map,
     std::unordered_map<std::string, std::string>* unused) {
   return UnknownOptionIsInvalidArgument(
-      kStripedHashMemTableName, MemTableRepFactory::ConfigureOptions(
-                                    config_options, options_map, unused));
+      kClassName(), MemTableRepFactory::ConfigureOptions(config_options,
+                                                         options_map, unused));
 }
 
 Status StripedHashMemTableFactory::PrepareOptions(
     const ConfigOptions& config_options) {
-  Status s = CheckOptions(options_);
-  if (!s.ok()) return s;
-  if (ToStripeMode(options_.stripe_mode) != stats_->mode()) {
+  // First the options' own checks, declared with them.
+  const Status s = MemTableRepFactory::PrepareOptions(config_options);
+  if (s.ok() && ToStripeMode(options_.stripe_mode) != stats_->mode()) {
     stats_ = NewStats(options_.stripe_mode);
   }
-  return MemTableRepFactory::PrepareOptions(config_options);
+  return s;
 }
 
 Status StripedHashMemTableFactory::ValidateOptions(
     const DBOptions& db_options, const ColumnFamilyOptions& cf_options) const {
-  Status s = CheckOptions(options_);
+  const Status s =
+      CheckKeysCompareByBytes("striped_hash memtable", cf_options.comparator);
   if (!s.ok()) return s;
-  const Comparator* comparator = cf_options.comparator;
-  if (comparator->timestamp_size() > 0) {
-    return Status::NotSupported(
-        "striped_hash memtable does not support user-defined timestamps");
-  }
-  if (comparator->CanKeysWithDifferentByteContentsBeEqual()) {
-    return Status::NotSupported(
-        std::string("striped_hash memtable hashes key bytes, so it needs a "
-                    "comparator under which equal keys have equal bytes; ") +
-        comparator->Name() + " does not promise that");
-  }
   if (cf_options.inplace_update_support) {
     return Status::NotSupported(
         "striped_hash memtable does not support inplace_update_support (it "

@@ -103,7 +103,7 @@ class StripedHashMemTableFactory
   bool IsInsertConcurrentlySupported() const override { return true; }
   bool CanHandleDuplicatedKey() const override { return true; }
 
-  // Range checks, run by CreateFromString and at DB open.
+  // Runs the options' checks, then sets up the statistics' striping.
   ROCKSDB_NAMESPACE::Status PrepareOptions(
       const ROCKSDB_NAMESPACE::ConfigOptions& config_options) override;
   // Refuses what a byte-hashed index cannot serve: comparators that may
@@ -116,8 +116,8 @@ class StripedHashMemTableFactory
   StripedHashMemTableStats GetStats() const;
 
  protected:
-  // RocksDB reports an unknown option name as NotFound; to a user it is an
-  // invalid argument, so say that (the message still names the option).
+  // An unknown option name is an invalid argument, as for every object of
+  // this plugin.
   ROCKSDB_NAMESPACE::Status ConfigureOptions(
       const ROCKSDB_NAMESPACE::ConfigOptions& config_options,
       const std::unordered_map<std::string, std::string>& options_map,

@@ -7,7 +7,7 @@
 #include "file/writable_file_writer.h"
 #include "rocksdb/comparator.h"
 #include "rocksdb/merge_operator.h"
-#include "table/cuckoo_hash_table_factory.h"
+#include "table/cuckoo_hash_table_checks.h"
 #include "table/cuckoo_placement.h"
 #include "table/meta_blocks.h"
 

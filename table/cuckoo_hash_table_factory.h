@@ -4,16 +4,17 @@
 #pragma once
 
 #include <string>
-#include <unordered_map>
 
 #include "rocksdb/table.h"
 #include "table/cuckoo_hash_table.h"
 #include "table/table_factory_compat.h"
+#include "util/option_checks.h"
 
 namespace rocksdb_cuckoo {
 
 class CuckooHashTableFactory
-    : public CopyableTableFactory<CuckooHashTableFactory> {
+    : public RefusesUnknownOptions<
+          CopyableTableFactory<CuckooHashTableFactory>> {
  public:
   explicit CuckooHashTableFactory(
       const CuckooHashTableOptions& options = CuckooHashTableOptions());
@@ -36,9 +37,7 @@ class CuckooHashTableFactory
 
   bool IsDeleteRangeSupported() const override { return true; }
 
-  // Range checks, run by CreateFromString and at DB open.
-  ROCKSDB_NAMESPACE::Status PrepareOptions(
-      const ROCKSDB_NAMESPACE::ConfigOptions& config_options) override;
+  // The options' own checks (declared with them) and the comparator's.
   ROCKSDB_NAMESPACE::Status ValidateOptions(
       const ROCKSDB_NAMESPACE::DBOptions& db_options,
       const ROCKSDB_NAMESPACE::ColumnFamilyOptions& cf_options) const override;
@@ -47,24 +46,8 @@ class CuckooHashTableFactory
 
   const CuckooHashTableOptions& options() const { return options_; }
 
- protected:
-  // RocksDB reports an unknown option name as NotFound; to a user it is an
-  // invalid argument, so say that (the message still names the option).
-  ROCKSDB_NAMESPACE::Status ConfigureOptions(
-      const ROCKSDB_NAMESPACE::ConfigOptions& config_options,
-      const std::unordered_map<std::string, std::string>& options_map,
-      std::unordered_map<std::string, std::string>* unused) override;
-
  private:
   CuckooHashTableOptions options_;
 };
-
-// InvalidArgument naming the first option out of range, else OK.
-ROCKSDB_NAMESPACE::Status CheckOptions(const CuckooHashTableOptions& options);
-
-// The user comparator must treat keys as equal only when their bytes are
-// equal, since lookups hash the bytes; and user timestamps are not stored.
-ROCKSDB_NAMESPACE::Status CheckComparator(
-    const ROCKSDB_NAMESPACE::Comparator* user_comparator);
 
 }  // namespace rocksdb_cuckoo

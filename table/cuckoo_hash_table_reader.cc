@@ -6,7 +6,7 @@
 #include "file/random_access_file_reader.h"
 #include "memory/arena.h"
 #include "rocksdb/statistics.h"
-#include "table/cuckoo_hash_table_factory.h"
+#include "table/cuckoo_hash_table_checks.h"
 #include "table/cuckoo_hash_table_iterator.h"
 #include "table/external_file_seqno.h"
 #include "table/get_context.h"

@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "rocksdb/utilities/options_type.h"
-#include "util/option_status.h"
+#include "util/option_checks.h"
 
 namespace rocksdb_cuckoo {
 
@@ -23,26 +23,16 @@ namespace {
 
 constexpr int kMaxThreads = 1024;
 
-// Range-checked, so a bad value is refused (naming the option) when the
-// options string is parsed.
-Status ParseThreads(const ConfigOptions&, const std::string& name,
-                    const std::string& value, void* addr) {
-  char* end = nullptr;
-  const long threads = strtol(value.c_str(), &end, 10);
-  if (value.empty() || *end != '\0' || threads < 0 || threads > kMaxThreads) {
-    return Status::InvalidArgument(std::string(AsyncExecutorEnv::kClassName()) +
-                                   ": " + name + " must be an integer in [0, " +
-                                   std::to_string(kMaxThreads) + "], got '" +
-                                   value + "'");
-  }
-  *static_cast<int*>(addr) = static_cast<int>(threads);
-  return Status::OK();
+Status CheckThreads(const std::string& name, const int& threads) {
+  if (threads >= 0 && threads <= kMaxThreads) return Status::OK();
+  return Status::InvalidArgument(std::string(AsyncExecutorEnv::kClassName()) +
+                                 ": " + name + " must be in [0, " +
+                                 std::to_string(kMaxThreads) + "], got " +
+                                 std::to_string(threads));
 }
 
 OptionTypeInfo ThreadsOption(size_t offset) {
-  return OptionTypeInfo(offset, OptionType::kInt,
-                        OptionVerificationType::kNormal, OptionTypeFlags::kNone,
-                        ParseThreads);
+  return CheckedOption<int>(offset, OptionType::kInt, CheckThreads);
 }
 
 const std::unordered_map<std::string, OptionTypeInfo> kOptionTypeInfo = {
@@ -96,7 +86,7 @@ const void* ClientOf(const void* tag) {
 
 AsyncExecutorEnv::AsyncExecutorEnv(Env* target,
                                    const AsyncExecutorEnvOptions& options)
-    : EnvWrapper(target), options_(options), executor_(PoolNames()) {
+    : RefusesUnknownOptions(target), options_(options), executor_(PoolNames()) {
   RegisterOptions(&options_, &kOptionTypeInfo);
   ApplyOptions();
 }
@@ -112,15 +102,6 @@ AsyncExecutorEnv::~AsyncExecutorEnv() {
   }
 }
 
-Status AsyncExecutorEnv::ConfigureOptions(
-    const ConfigOptions& config_options,
-    const std::unordered_map<std::string, std::string>& options_map,
-    std::unordered_map<std::string, std::string>* unused) {
-  return UnknownOptionIsInvalidArgument(
-      kClassName(),
-      EnvWrapper::ConfigureOptions(config_options, options_map, unused));
-}
-
 void AsyncExecutorEnv::ApplyOptions() {
   executor_.EnableStarvationHelper(options_.starvation_helper);
   executor_.IncThreadsIfNeeded(Env::HIGH, options_.high_pri_threads);
@@ -130,8 +111,11 @@ void AsyncExecutorEnv::ApplyOptions() {
 }
 
 Status AsyncExecutorEnv::PrepareOptions(const ConfigOptions& config_options) {
-  ApplyOptions();  // the options may have been configured since
-  return EnvWrapper::PrepareOptions(config_options);
+  // First the options' own checks; then apply them, as they may have been
+  // configured since the constructor.
+  const Status s = EnvWrapper::PrepareOptions(config_options);
+  if (s.ok()) ApplyOptions();
+  return s;
 }
 
 void AsyncExecutorEnv::Schedule(void (*function)(void* arg), void* arg,

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "rocksdb/env.h"
+#include "util/option_checks.h"
 #include "util/task_executor.h"
 
 namespace rocksdb_cuckoo {
@@ -50,7 +51,8 @@ struct AsyncExecutorEnvOptions {
   std::string stats_file;
 };
 
-class AsyncExecutorEnv : public ROCKSDB_NAMESPACE::EnvWrapper {
+class AsyncExecutorEnv
+    : public RefusesUnknownOptions<ROCKSDB_NAMESPACE::EnvWrapper> {
  public:
   using Env = ROCKSDB_NAMESPACE::Env;
   using Status = ROCKSDB_NAMESPACE::Status;
@@ -93,14 +95,6 @@ class AsyncExecutorEnv : public ROCKSDB_NAMESPACE::EnvWrapper {
   TaskExecutor& executor() { return executor_; }
   // A line per pool (BOTTOM, LOW, HIGH, USER) with its statistics.
   std::string StatsString() const { return executor_.StatsString(); }
-
- protected:
-  // RocksDB reports an unknown option name as NotFound; to a user it is an
-  // invalid argument, so say that (the message still names the option).
-  Status ConfigureOptions(
-      const ROCKSDB_NAMESPACE::ConfigOptions& config_options,
-      const std::unordered_map<std::string, std::string>& options_map,
-      std::unordered_map<std::string, std::string>* unused) override;
 
  private:
   void ApplyOptions();
