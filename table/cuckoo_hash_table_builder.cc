@@ -137,18 +137,28 @@ void CuckooHashTableBuilder::Add(const Slice& key, const Slice& value) {
     return;
   }
   if (parsed.type == kTypeRangeDeletion) {
-    // Flushes add tombstones after the point entries, out of key order, so
-    // they go to a region of their own (RocksDB fragments them on open).
-    EncodeEntryHeader(static_cast<uint32_t>(key.size()),
-                      static_cast<uint32_t>(value.size()), &range_dels_);
-    range_dels_.append(key.data(), key.size());
-    range_dels_.append(value.data(), value.size());
-    CountInProperties(parsed.type, key, value);
-    NotifyCollectTableCollectorsOnAdd(key, value, data_bytes_, collectors_,
-                                      ioptions_.logger);
-    return;
+    AddRangeTombstone(key, value);
+  } else {
+    AddEntry(parsed.user_key, key, value);
   }
-  const Slice& user_key = parsed.user_key;
+  if (!status_.ok()) return;
+  CountInProperties(parsed.type, key, value);
+  NotifyCollectTableCollectorsOnAdd(key, value, data_bytes_, collectors_,
+                                    ioptions_.logger);
+}
+
+void CuckooHashTableBuilder::AddRangeTombstone(const Slice& key,
+                                               const Slice& value) {
+  // Flushes add tombstones after the point entries, out of key order, so
+  // they go to a region of their own (RocksDB fragments them on open).
+  EncodeEntryHeader(static_cast<uint32_t>(key.size()),
+                    static_cast<uint32_t>(value.size()), &range_dels_);
+  range_dels_.append(key.data(), key.size());
+  range_dels_.append(value.data(), value.size());
+}
+
+void CuckooHashTableBuilder::AddEntry(const Slice& user_key, const Slice& key,
+                                      const Slice& value) {
   const bool new_user_key =
       entry_offsets_.empty() || user_key != Slice(last_user_key_);
   scratch_.clear();
@@ -162,19 +172,7 @@ void CuckooHashTableBuilder::Add(const Slice& key, const Slice& value) {
     StopSlotOrdering();
   }
   slot_entry_size_ = entry_size;
-  if (new_user_key) {
-    if (group_offsets_.size() == UINT32_MAX - 1) {
-      status_ = Status::NotSupported(
-          "CuckooHashTable: more than 2^32-2 user keys in one file");
-      return;
-    }
-    group_offsets_.push_back(data_bytes_);
-    key_hashes_.push_back(HashKey(user_key.data(), user_key.size(), kHashSeed));
-    if (options_.identity_as_first_hash) {
-      identity_keys_.push_back(IdentityKey(user_key.data(), user_key.size()));
-    }
-    last_user_key_.assign(user_key.data(), user_key.size());
-  }
+  if (new_user_key && !StartUserKey(user_key)) return;
   entry_offsets_.push_back(data_bytes_);
   data_bytes_ += entry_size;
   if (slot_ordered_) {
@@ -185,10 +183,21 @@ void CuckooHashTableBuilder::Add(const Slice& key, const Slice& value) {
     Append(key);
     Append(value);
   }
+}
 
-  CountInProperties(parsed.type, key, value);
-  NotifyCollectTableCollectorsOnAdd(key, value, data_bytes_, collectors_,
-                                    ioptions_.logger);
+bool CuckooHashTableBuilder::StartUserKey(const Slice& user_key) {
+  if (group_offsets_.size() == UINT32_MAX - 1) {
+    status_ = Status::NotSupported(
+        "CuckooHashTable: more than 2^32-2 user keys in one file");
+    return false;
+  }
+  group_offsets_.push_back(data_bytes_);
+  key_hashes_.push_back(HashKey(user_key.data(), user_key.size(), kHashSeed));
+  if (options_.identity_as_first_hash) {
+    identity_keys_.push_back(IdentityKey(user_key.data(), user_key.size()));
+  }
+  last_user_key_.assign(user_key.data(), user_key.size());
+  return true;
 }
 
 void CuckooHashTableBuilder::StopSlotOrdering() {
@@ -302,7 +311,7 @@ void CuckooHashTableBuilder::WriteHashIndex() {
   const Placement& placement = placement_;
   const uint64_t num_keys = group_offsets_.size();
   auto fingerprint = [&](uint32_t key) {
-    return LocateKey(key_hashes_[key], 0, false, 1).fingerprint;
+    return FingerprintOf(key_hashes_[key]);
   };
   std::vector<Bucket> buckets(num_buckets);
   memset(static_cast<void*>(buckets.data()), 0, num_buckets * kBucketSize);

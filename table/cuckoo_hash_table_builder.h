@@ -53,6 +53,15 @@ class CuckooHashTableBuilder : public ROCKSDB_NAMESPACE::TableBuilder {
   // buckets) of a chunked layout, of its chunk checksums, which it keeps for
   // the chunk checksum region.
   uint64_t EndRegion(bool bulk);
+  // Range tombstones, in the order they come, for a region of their own.
+  void AddRangeTombstone(const ROCKSDB_NAMESPACE::Slice& key,
+                         const ROCKSDB_NAMESPACE::Slice& value);
+  // Every other entry, to the data region (or held for slot order).
+  void AddEntry(const ROCKSDB_NAMESPACE::Slice& user_key,
+                const ROCKSDB_NAMESPACE::Slice& key,
+                const ROCKSDB_NAMESPACE::Slice& value);
+  // Records a user key's first entry and hash; false when the file is full.
+  bool StartUserKey(const ROCKSDB_NAMESPACE::Slice& user_key);
   // Writes the buffered entries in key order and streams the rest.
   void StopSlotOrdering();
   void PlaceUserKeys();

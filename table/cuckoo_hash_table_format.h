@@ -156,13 +156,27 @@ inline uint64_t FastRange(uint64_t x, uint64_t n) {
   return static_cast<uint64_t>((static_cast<unsigned __int128>(x) * n) >> 64);
 }
 
+// The fingerprint of a key in its bucket slot: the hash's low 16 bits,
+// never 0 (which marks an empty slot).
+inline uint16_t FingerprintOf(uint64_t hash) {
+  return static_cast<uint16_t>(hash) | (static_cast<uint16_t>(hash) == 0);
+}
+
+// The second bucket of a key whose first bucket is `bucket1`: from the
+// remixed hash, and never the first one when there are two buckets or more.
+inline uint64_t SecondBucketOf(uint64_t hash, uint64_t bucket1,
+                               uint64_t num_buckets) {
+  const uint64_t bucket2 = FastRange(RemixHash(hash), num_buckets);
+  if (bucket2 != bucket1 || num_buckets == 1) return bucket2;
+  return bucket1 + 1 == num_buckets ? 0 : bucket1 + 1;
+}
+
 // Locates a key from its general hash and, with identity hashing on, its
 // identity key (builders keep both and learn num_buckets only at the end).
 inline KeyHash LocateKey(uint64_t hash, uint64_t identity_key, bool identity,
                          uint64_t num_buckets) {
   KeyHash kh;
-  kh.fingerprint =
-      static_cast<uint16_t>(hash) | (static_cast<uint16_t>(hash) == 0);
+  kh.fingerprint = FingerprintOf(hash);
   if (identity) {
     const uint64_t quotient = identity_key / num_buckets;
     kh.bucket1 = identity_key - quotient * num_buckets;
@@ -173,11 +187,7 @@ inline KeyHash LocateKey(uint64_t hash, uint64_t identity_key, bool identity,
   }
   kh.slot[1] = kh.slot[0] ^
                static_cast<uint8_t>(1 + (hash >> 19) % (kSlotsPerBucket - 1));
-  kh.bucket2 =
-      FastRange((hash >> 23 | hash << 41) * hash_internal::kMulC, num_buckets);
-  if (kh.bucket2 == kh.bucket1 && num_buckets > 1) {
-    kh.bucket2 = kh.bucket1 + 1 == num_buckets ? 0 : kh.bucket1 + 1;
-  }
+  kh.bucket2 = SecondBucketOf(hash, kh.bucket1, num_buckets);
   return kh;
 }
 

@@ -2,8 +2,9 @@
 //
 // HashKey is a fast 64-bit hash for keys of any length: short keys (the
 // common case) cost two unaligned loads and two 64x64->128 multiplies.
-// IdentityKey is the "identity first hash": the key's first 8 bytes read
-// big-endian, so integer keys encoded to sort in RocksDB hash to themselves.
+// RemixHash derives a second, unrelated hash from the first. IdentityKey is
+// the "identity first hash": the key's first 8 bytes read big-endian, so
+// integer keys encoded to sort in RocksDB hash to themselves.
 #pragma once
 
 #include <cstddef>
@@ -64,6 +65,12 @@ inline uint64_t HashKey(const char* data, size_t size, uint64_t seed = 0) {
   }
   const uint64_t mixed = MultiplyFold(a ^ kMulA ^ seed, b ^ kMulB ^ size);
   return MultiplyFold(mixed ^ kMulC, kMulA ^ size);
+}
+
+// A second hash of a key, from its first one, for a second bucket choice
+// that is unrelated to the first: rotate, then multiply by an odd constant.
+inline uint64_t RemixHash(uint64_t hash) {
+  return (hash >> 23 | hash << 41) * hash_internal::kMulC;
 }
 
 inline uint64_t IdentityKey(const char* data, size_t size) {
