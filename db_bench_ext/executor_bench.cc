@@ -42,8 +42,8 @@
 
 #include "rocksdb/env.h"
 #include "util/async_executor_env.h"
-#include "util/latency_histogram.h"
-#include "util/task_executor.h"
+#include "util/executor/latency_histogram.h"
+#include "util/executor/task_executor.h"
 
 DEFINE_string(benchmarks, "throughput,latency,addcancel,snooze",
               "Comma-separated: throughput, latency, addcancel, snooze.");

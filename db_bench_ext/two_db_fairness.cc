@@ -40,7 +40,7 @@
 #include "rocksdb/options.h"
 #include "rocksdb/statistics.h"
 #include "util/async_executor_env.h"
-#include "util/latency_histogram.h"
+#include "util/executor/latency_histogram.h"
 
 DEFINE_int32(runs, 3, "Runs per Env (median reported).");
 DEFINE_int32(seconds, 20, "Length of one run.");

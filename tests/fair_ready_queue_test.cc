@@ -2,7 +2,7 @@
 // running, then the one served longest ago; FIFO per client; re-pushing a
 // queued task only updates its word; RemoveIf; starved clients.
 
-#include "util/fair_ready_queue.h"
+#include "util/executor/fair_ready_queue.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // LatencyHistogram / LatencyDistribution: bucket bounds, percentiles within
 // the promised 12.5%, merging, and the recorder's snapshot.
 
-#include "util/latency_histogram.h"
+#include "util/executor/latency_histogram.h"
 
 #include <gtest/gtest.h>
 

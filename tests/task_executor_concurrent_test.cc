@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "tests/blocking_helpers.h"
-#include "util/task_executor.h"
+#include "util/executor/task_executor.h"
 
 namespace rocksdb_cuckoo {
 namespace {

@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "rocksdb/env.h"
+#include "util/executor/task_executor.h"
 #include "util/option_checks.h"
-#include "util/task_executor.h"
 
 namespace rocksdb_cuckoo {
 

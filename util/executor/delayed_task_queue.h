@@ -18,8 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include "util/executor_task.h"
-#include "util/intrusive_mpsc_stack.h"
+#include "util/executor/executor_task.h"
+#include "util/executor/intrusive_mpsc_stack.h"
 
 namespace rocksdb_cuckoo {
 

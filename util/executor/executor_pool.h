@@ -30,12 +30,12 @@
 #include <vector>
 
 #include "rocksdb/env.h"
-#include "util/executor_task.h"
-#include "util/fair_ready_queue.h"
-#include "util/intrusive_mpsc_stack.h"
-#include "util/latency_histogram.h"
+#include "util/executor/executor_task.h"
+#include "util/executor/fair_ready_queue.h"
+#include "util/executor/intrusive_mpsc_stack.h"
+#include "util/executor/latency_histogram.h"
+#include "util/executor/thread_parker.h"
 #include "util/striped_counters.h"
-#include "util/thread_parker.h"
 
 namespace rocksdb_cuckoo {
 

@@ -1,25 +1,61 @@
 // One unit of work of the TaskExecutor, the state machine that every thread
 // touching it agrees on, and TaskHandle, the caller's reference to it.
 //
-// A task lives in at most one state at a time, held in one atomic word
-// (generation << 8 | state):
+// States. A task is in one state at a time, held in one atomic word
+// (generation << 8 | state). Every transition, one per line:
 //
-//            Add(delay>0)                 Add(delay=0)
-//                 |                            |
-//                 v     due (timer thread)     v    worker takes it
-//   +------> kDelayed ----------------------> kReady ----------------->
-//   kRunning |          |  ^          Snooze                | |   | |   Cancel
-//   |  +--------------------------------+                   |   | Snooze | v
-//   Cancel                             |   v |     kCancelled
-//   <-----------------------------------------  kRunningRerun | |   | | run
-//   ends, no snooze: kDone <---------------+   |
-//   +------------------------------ run ends after a snooze ---------------+
+//   from            to              made by
+//   (new)           kReady          Add (or Post) without a delay
+//   (new)           kDelayed        Add with a delay
+//   (new)           kCancelled      Add after Shutdown
+//   kDelayed        kReady          the timer thread, when the task is due
+//   kDelayed        kDelayed        Snooze (a new wake time)
+//   kDelayed        kCancelled      Cancel, CancelTagged, Shutdown
+//   kReady          kRunning        a worker, taking it from the ready queue
+//   kReady          kDelayed        Snooze
+//   kReady          kCancelled      Cancel, CancelTagged
+//   kRunning        kDone           the worker, when the run ends
+//   kRunning        kRunningRerun   Snooze during the run
+//   kRunningRerun   kRunning        Cancel: the run goes on, the rerun is off
+//   kRunningRerun   kDelayed        the worker, when the run ends
 //
-// Every transition is one compare-and-swap on the word and bumps the
-// generation, so exactly one thread wins each race (a worker starting a task
-// against Cancel, say) and a queue entry that recorded an older word is known
-// to be stale without being searched for and removed: Cancel and Snooze never
-// take a queue's lock.
+// kDone and kCancelled are final. Every transition is one compare-and-swap
+// on the word and bumps the generation, so exactly one thread wins each race
+// (a worker starting a task against Cancel, say), and a queue entry that
+// recorded an older word is known to be stale without being searched for
+// and removed: Cancel and Snooze never take a queue's lock.
+//
+// Memory ordering: the executor's whole protocol, which the other files
+// refer to by number. Everything not listed is relaxed (statistics,
+// counters, wake_ns and ready_tick, which an inbox push publishes).
+//
+//   1. Re-linking a task into an inbox. A producer (ExecutorPool::Enqueue,
+//      DelayedTaskQueue::Watch) changes the task's word, then exchanges the
+//      inbox flag to true (seq_cst) and links the task only if the flag was
+//      false. The consumer (FileInbox) takes the whole inbox, reads each
+//      link, clears each flag (release), then a seq_cst fence, then reads
+//      each word. So either the producer links the task again, or the
+//      consumer reads the word the producer wrote: no state change is lost
+//      while a task leaves an inbox.
+//   2. Waking an idle worker. A producer pushes to the pool's inbox
+//      (seq_cst) and then reads the idle count (seq_cst); a worker going
+//      idle increments the idle count (seq_cst) and then reads whether the
+//      inbox is empty (seq_cst). At least one sees the other: the producer
+//      wakes a worker, or the worker takes the task instead of sleeping.
+//   3. Sleeping. ThreadParker's Unpark publishes "notified" with a release
+//      exchange that Park's acquire compare-and-swap reads: an Unpark that
+//      comes first makes the next Park return at once.
+//   4. Waiting for a run to end. SnoozeAndWait counts itself a waiter
+//      (seq_cst) and then reads the word (seq_cst); AfterRun moves the word
+//      on (seq_cst compare-and-swap, Transition below) and then reads the
+//      waiter count (seq_cst), notifying under the waiters' mutex. So the
+//      waiter sees the run ended, or is notified.
+//   5. Stopping the timer. Stop sets `stopped` (seq_cst) and then empties
+//      the inbox; a push reads `stopped` (seq_cst) after pushing. Whoever
+//      comes second cancels the task, and the word's compare-and-swap makes
+//      that happen exactly once.
+//   6. Lifetime. The last of a task's references (refs, acq_rel) hands it to
+//      TaskRecycler, after every other holder's reads and writes.
 #pragma once
 
 #include <atomic>
@@ -106,7 +142,7 @@ struct ExecutorTask {
   void Unref();
   // One compare-and-swap from `expected` to the next word in `state`.
   bool Transition(uint64_t expected, TaskState state) {
-    // Sequentially consistent: AfterRun and SnoozeAndWait rely on it.
+    // Sequentially consistent: handshake 4 above.
     return word.compare_exchange_strong(expected, NextWord(expected, state),
                                         std::memory_order_seq_cst);
   }

@@ -11,10 +11,8 @@ namespace rocksdb_cuckoo {
 template <typename T, T* T::*kNext>
 class IntrusiveMpscStack {
  public:
-  // Returns true if the stack was empty before. Sequentially consistent, so
-  // that a pusher that then reads a consumer's "I am going to sleep" flag,
-  // and a consumer that publishes that flag and then calls Empty(), cannot
-  // both miss each other.
+  // Returns true if the stack was empty before. Sequentially consistent, as
+  // is Empty(): handshake 2 in util/executor/executor_task.h.
   bool Push(T* node) {
     T* head = head_.load(std::memory_order_relaxed);
     do {

@@ -1,4 +1,4 @@
-#include "util/thread_parker.h"
+#include "util/executor/thread_parker.h"
 
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -22,6 +22,7 @@ void FutexWakeOne(std::atomic<uint32_t>* word) {
 
 }  // namespace
 
+// Handshake 3 in util/executor/executor_task.h.
 void ThreadParker::Park() {
   uint32_t expected = kEmpty;
   if (state_.compare_exchange_strong(expected, kSleeping,

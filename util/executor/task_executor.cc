@@ -1,6 +1,6 @@
-#include "util/task_executor.h"
+#include "util/executor/task_executor.h"
 
-#include "util/task_recycler.h"
+#include "util/executor/task_recycler.h"
 
 namespace rocksdb_cuckoo {
 
@@ -194,8 +194,9 @@ void TaskExecutor::AfterRun(ExecutorTask* task, uint64_t running_word) {
     }
     word = task->word.load(std::memory_order_acquire);
   }
-  // The transition above is sequentially consistent, so a SnoozeAndWait
-  // that counted itself before it either sees the run ended or is told.
+  // Handshake 4 in util/executor/executor_task.h: a SnoozeAndWait that
+  // counted itself before the transition above sees the run ended or is
+  // told.
   if (run_end_waiters_.load(std::memory_order_seq_cst) > 0) {
     { std::lock_guard<std::mutex> lock(run_end_mu_); }
     run_end_cv_.notify_all();

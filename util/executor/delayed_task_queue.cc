@@ -1,4 +1,4 @@
-#include "util/delayed_task_queue.h"
+#include "util/executor/delayed_task_queue.h"
 
 #include <pthread.h>
 
@@ -35,8 +35,7 @@ void DelayedTaskQueue::WatchNew(ExecutorTask* task) {
 void DelayedTaskQueue::Watch(ExecutorTask* task) {
   // Read before the push: afterwards the task may already have run and gone.
   const int64_t wake = task->wake_ns.load(std::memory_order_relaxed);
-  // Sequentially consistent with FileInbox's clear-then-read (see
-  // ExecutorPool::Enqueue).
+  // Handshake 1 in util/executor/executor_task.h.
   if (task->in_timer_inbox.exchange(true, std::memory_order_seq_cst)) {
     task->Unref();
   } else {
@@ -48,7 +47,8 @@ void DelayedTaskQueue::Watch(ExecutorTask* task) {
 void DelayedTaskQueue::Pushed(int64_t wake) {
   if (stopped_.load(std::memory_order_seq_cst)) {
     // Stop has emptied the inbox already, or will; whoever gets there first
-    // cancels the task, exactly once (the word decides).
+    // cancels the task, exactly once (handshake 5 in
+    // util/executor/executor_task.h).
     std::vector<ExecutorTask*> cancelled;
     {
       std::lock_guard<std::mutex> lock(mu_);

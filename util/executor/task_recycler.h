@@ -8,7 +8,7 @@
 // is bounded by the most tasks alive at once and kept for reuse.
 #pragma once
 
-#include "util/executor_task.h"
+#include "util/executor/executor_task.h"
 
 namespace rocksdb_cuckoo {
 

@@ -1,4 +1,4 @@
-#include "util/thread_priority.h"
+#include "util/executor/thread_priority.h"
 
 #include <sched.h>
 #include <sys/resource.h>

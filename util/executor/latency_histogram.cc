@@ -1,4 +1,4 @@
-#include "util/latency_histogram.h"
+#include "util/executor/latency_histogram.h"
 
 #include <algorithm>
 #include <cmath>

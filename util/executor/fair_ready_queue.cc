@@ -1,4 +1,4 @@
-#include "util/fair_ready_queue.h"
+#include "util/executor/fair_ready_queue.h"
 
 #include <algorithm>
 #include <climits>

@@ -1,13 +1,13 @@
-#include "util/executor_pool.h"
+#include "util/executor/executor_pool.h"
 
 #include <pthread.h>
 
 #include <algorithm>
 #include <cstdio>
 
-#include "util/cycle_clock.h"
-#include "util/task_recycler.h"
-#include "util/thread_priority.h"
+#include "util/executor/cycle_clock.h"
+#include "util/executor/task_recycler.h"
+#include "util/executor/thread_priority.h"
 
 namespace rocksdb_cuckoo {
 
@@ -51,8 +51,8 @@ void ExecutorPool::EnqueueNew(ExecutorTask* task) {
 void ExecutorPool::Enqueue(ExecutorTask* task) {
   task->ready_tick.store(CycleClock::Now(), std::memory_order_relaxed);
   Count(kEnqueued);
-  // Sequentially consistent with FileInbox's clear-then-read, so a task
-  // that is linked already is seen in its new state when filed.
+  // Handshake 1 in util/executor/executor_task.h: a task that is linked
+  // already is seen in its new state when filed.
   if (task->in_ready_inbox.exchange(true, std::memory_order_seq_cst)) {
     task->Unref();
   } else if (inbox_.Push(task)) {
@@ -173,12 +173,10 @@ void ExecutorPool::WakeIdle(int count, std::unique_lock<std::mutex>* lock) {
 void ExecutorPool::FileInbox() {
   ExecutorTask* task = Inbox::Reverse(inbox_.TakeAll());
   if (task == nullptr) return;
-  // Clear every task's inbox flag, then read every word: the one fence
-  // between the two passes does for all of them what a sequentially
-  // consistent store per task would (Enqueue sets the word, then the flag,
-  // both sequentially consistent), so a task re-enqueued meanwhile is
-  // either linked again or seen ready here. Links are read before a flag
-  // is cleared: from then on Enqueue may link the task anew.
+  // Handshake 1 in util/executor/executor_task.h: clear every task's inbox
+  // flag, then read every word, with one fence between the two passes
+  // instead of a sequentially consistent store per task. Links are read
+  // before a flag is cleared: from then on Enqueue may link the task anew.
   filing_.clear();
   while (task != nullptr) {
     filing_.push_back(task);
@@ -296,7 +294,8 @@ void ExecutorPool::WorkerMain(Worker* worker) {
     idle_count_.fetch_add(1, std::memory_order_seq_cst);
     lock.unlock();
     // An Enqueue that pushed before we counted ourselves idle did not see
-    // us; look once more before sleeping.
+    // us; look once more before sleeping (handshake 2 in
+    // util/executor/executor_task.h).
     if (!inbox_.Empty()) {
       lock.lock();
       if (worker->idle) {

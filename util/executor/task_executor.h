@@ -36,9 +36,9 @@
 #include <vector>
 
 #include "rocksdb/env.h"
-#include "util/delayed_task_queue.h"
-#include "util/executor_pool.h"
-#include "util/executor_task.h"
+#include "util/executor/delayed_task_queue.h"
+#include "util/executor/executor_pool.h"
+#include "util/executor/executor_task.h"
 
 namespace rocksdb_cuckoo {
 

@@ -1,6 +1,6 @@
-#include "util/task_recycler.h"
+#include "util/executor/task_recycler.h"
 
-#include "util/intrusive_mpsc_stack.h"
+#include "util/executor/intrusive_mpsc_stack.h"
 
 namespace rocksdb_cuckoo {
 

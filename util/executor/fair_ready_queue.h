@@ -16,7 +16,7 @@
 #include <memory>
 #include <vector>
 
-#include "util/executor_task.h"
+#include "util/executor/executor_task.h"
 
 namespace rocksdb_cuckoo {
 

@@ -1,4 +1,4 @@
-#include "util/cycle_clock.h"
+#include "util/executor/cycle_clock.h"
 
 #include <thread>
 
