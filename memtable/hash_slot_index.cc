@@ -90,7 +90,8 @@ HashSlotIndex::SlotArray* HashSlotIndex::NewSlotArray(size_t num_slots) const {
 void HashSlotIndex::DeleteSlotArray(SlotArray* array) { delete array; }
 
 HashSlotIndex::InsertResult HashSlotIndex::Insert(HashNode* node,
-                                                  const EntryKey& key) {
+                                                  const EntryKey& key,
+                                                  int cpu) {
   if ((reinterpret_cast<uintptr_t>(node) & ~kAddressMask) != 0) {
     // Cannot happen on the supported platforms (see kTagShift); a silent
     // wrong slot would corrupt reads, so stop loudly instead.
@@ -105,11 +106,11 @@ HashSlotIndex::InsertResult HashSlotIndex::Insert(HashNode* node,
     bool done;
     bool grow = false;
     {
-      WriteScope scope(&gate_);
+      WriteScope scope(&gate_, cpu);
       array = array_.load(std::memory_order_seq_cst);
       done = TryInsert(array, node, hash, key, &result);
       if (done && result.inserted) {
-        const StripedCounters::Stripe stripe = counts_.Local();
+        const StripedCounters::Stripe stripe = counts_.For(cpu);
         stripe[kEntries].fetch_add(1, std::memory_order_release);
         if (result.new_key) {
           const uint64_t mine =
@@ -192,11 +193,11 @@ bool HashSlotIndex::LinkVersion(std::atomic<uint64_t>* slot, uint64_t seen,
   }
 }
 
-HashSlotIndex::FindResult HashSlotIndex::Find(const Slice& user_key) {
+HashSlotIndex::FindResult HashSlotIndex::Find(const Slice& user_key, int cpu) {
   const uint64_t hash = HashUserKey(user_key);
   const uint64_t tag = TagOf(hash);
   FindResult result;
-  ReadScope scope(&gate_);
+  ReadScope scope(&gate_, cpu);
   const SlotArray* array = array_.load(std::memory_order_seq_cst);
   const size_t mask = array->mask;
   size_t i = hash & mask;
@@ -217,7 +218,7 @@ HashSlotIndex::FindResult HashSlotIndex::Find(const Slice& user_key) {
 }
 
 size_t HashSlotIndex::CollectHeads(HashNode** out, size_t capacity) {
-  ReadScope scope(&gate_);
+  ReadScope scope(&gate_, CurrentCpu());
   const SlotArray* array = array_.load(std::memory_order_seq_cst);
   size_t count = 0;
   for (size_t i = 0; i <= array->mask; ++i) {

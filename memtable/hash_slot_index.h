@@ -42,7 +42,9 @@ class HashSlotIndex {
     uint32_t probes = 0;    // slots inspected
   };
   // `key` is node's decoded key. Safe to call from several threads at once.
-  InsertResult Insert(HashNode* node, const EntryKey& key);
+  // `cpu`: the operation's CPU, for the striped counters it updates (see
+  // StripedCounters::IndexFor).
+  InsertResult Insert(HashNode* node, const EntryKey& key, int cpu);
 
   struct FindResult {
     HashNode* head = nullptr;  // newest entry of the user key, or null
@@ -50,7 +52,7 @@ class HashSlotIndex {
     uint32_t tag_collisions = 0;
   };
   // Safe to call concurrently with anything.
-  FindResult Find(const ROCKSDB_NAMESPACE::Slice& user_key);
+  FindResult Find(const ROCKSDB_NAMESPACE::Slice& user_key, int cpu);
 
   // Writes the newest entry of every user key, in slot order, to out[0,
   // capacity) and returns how many there are (more than capacity: the rest

@@ -20,17 +20,17 @@ void SpinUntil(Done done) {
 ResizeGate::ResizeGate(const CpuTopology& topology)
     : counters_(kNumCounters, StripeMode::kCore, topology) {}
 
-ResizeGate::Ticket ResizeGate::EnterRead() {
-  const size_t stripe = counters_.LocalIndex();
+ResizeGate::Ticket ResizeGate::EnterRead(int cpu) {
+  const size_t stripe = counters_.IndexFor(cpu);
   const size_t counter =
       kReaders0 + (epoch_.load(std::memory_order_relaxed) & 1);
   counters_.At(stripe)[counter].fetch_add(1, std::memory_order_seq_cst);
   return {static_cast<uint32_t>(stripe), static_cast<uint32_t>(counter)};
 }
 
-ResizeGate::Ticket ResizeGate::EnterWrite() {
+ResizeGate::Ticket ResizeGate::EnterWrite(int cpu) {
+  const size_t stripe = counters_.IndexFor(cpu);
   for (;;) {
-    const size_t stripe = counters_.LocalIndex();
     std::atomic<uint64_t>& writers = counters_.At(stripe)[kWriters];
     writers.fetch_add(1, std::memory_order_seq_cst);
     if (!exclusive_.load(std::memory_order_seq_cst)) {

@@ -36,14 +36,15 @@ class ResizeGate {
 
   explicit ResizeGate(const CpuTopology& topology = CpuTopology::System());
 
-  Ticket EnterRead();
+  // `cpu`: the operation's CPU (see StripedCounters::IndexFor).
+  Ticket EnterRead(int cpu);
   void ExitRead(Ticket ticket) {
     counters_.At(ticket.stripe)[ticket.counter].fetch_sub(
         1, std::memory_order_release);
   }
 
   // Waits while a replacement is in progress.
-  Ticket EnterWrite();
+  Ticket EnterWrite(int cpu);
   void ExitWrite(Ticket ticket) { ExitRead(ticket); }
 
   // For the single replacing thread (callers serialize with their own
@@ -69,8 +70,8 @@ class ResizeGate {
 // RAII registrations.
 class ReadScope {
  public:
-  explicit ReadScope(ResizeGate* gate)
-      : gate_(gate), ticket_(gate->EnterRead()) {}
+  ReadScope(ResizeGate* gate, int cpu)
+      : gate_(gate), ticket_(gate->EnterRead(cpu)) {}
   ~ReadScope() { gate_->ExitRead(ticket_); }
   ReadScope(const ReadScope&) = delete;
   ReadScope& operator=(const ReadScope&) = delete;
@@ -82,8 +83,8 @@ class ReadScope {
 
 class WriteScope {
  public:
-  explicit WriteScope(ResizeGate* gate)
-      : gate_(gate), ticket_(gate->EnterWrite()) {}
+  WriteScope(ResizeGate* gate, int cpu)
+      : gate_(gate), ticket_(gate->EnterWrite(cpu)) {}
   ~WriteScope() { gate_->ExitWrite(ticket_); }
   WriteScope(const WriteScope&) = delete;
   WriteScope& operator=(const WriteScope&) = delete;

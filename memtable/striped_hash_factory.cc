@@ -30,12 +30,17 @@ constexpr double kMaxLoadFactor = 0.9;
 // that made a memtable print its summed counters to stderr when destroyed.
 constexpr const char* kStatsEnvVar = "ROCKSDB_CUCKOO_MEMTABLE_STATS";
 
-const std::unordered_map<std::string, StatsStripeMode> kStripeModeNames = {
-    {"llc", StatsStripeMode::kLlc},
-    {"core", StatsStripeMode::kCore},
-    {"none", StatsStripeMode::kNone},
-    {"auto", StatsStripeMode::kAuto},
-};
+// By name, for the option parser.
+const std::unordered_map<std::string, StatsStripeMode>* StripeModesByName() {
+  static const auto* const modes = [] {
+    auto* map = new std::unordered_map<std::string, StatsStripeMode>();
+    for (size_t m = 0; m < kNumStripeModes; ++m) {
+      (*map)[kStripeModeNames[m]] = static_cast<StatsStripeMode>(m);
+    }
+    return map;
+  }();
+  return modes;
+}
 
 Status CheckBucketCount(const std::string& name, const uint64_t& count) {
   if (count >= kMinBucketCount && count <= kMaxBucketCount) {
@@ -59,9 +64,14 @@ Status CheckLoadFactor(const std::string& name, const double& factor) {
 }
 
 Status CheckStripeMode(const std::string& name, const StatsStripeMode& mode) {
-  if (static_cast<size_t>(mode) < kStripeModeNames.size()) return Status::OK();
+  if (static_cast<size_t>(mode) < kNumStripeModes) return Status::OK();
+  std::string names;
+  for (const char* mode_name : kStripeModeNames) {
+    names += names.empty() ? "" : ", ";
+    names += mode_name;
+  }
   return Status::InvalidArgument(std::string(kStripedHashMemTableName) + ": " +
-                                 name + " must be auto, llc, core or none");
+                                 name + " must be one of " + names);
 }
 
 const std::unordered_map<std::string, OptionTypeInfo> kOptionTypeInfo = {
@@ -75,7 +85,7 @@ const std::unordered_map<std::string, OptionTypeInfo> kOptionTypeInfo = {
     {"stripe_mode", Checked<StatsStripeMode>(
                         OptionTypeInfo::Enum<StatsStripeMode>(
                             offsetof(StripedHashMemTableOptions, stripe_mode),
-                            &kStripeModeNames),
+                            StripeModesByName()),
                         CheckStripeMode)},
 };
 

@@ -84,9 +84,11 @@ KeyHandle StripedHashRep::Allocate(const size_t len, char** buf) {
 bool StripedHashRep::InsertEntry(KeyHandle handle) {
   HashNode* node = static_cast<HashNode*>(handle);
   const EntryKey key = DecodeEntryKey(node->entry());
-  const HashSlotIndex::InsertResult result = index_.Insert(node, key);
+  // One CPU lookup picks the stripe of every counter the insert touches.
+  const int cpu = CurrentCpu();
+  const HashSlotIndex::InsertResult result = index_.Insert(node, key, cpu);
 
-  const StripedCounters::Stripe stripe = stats_->Local();
+  const StripedCounters::Stripe stripe = stats_->For(cpu);
   stripe.Add(kStatInsertProbes, result.probes);
   if (result.grew) stripe.Add(kStatResizes, 1);
   if (!result.inserted) {
@@ -112,8 +114,9 @@ bool StripedHashRep::InsertEntry(KeyHandle handle) {
 }
 
 HashNode* StripedHashRep::FindVersions(const Slice& user_key) const {
-  const HashSlotIndex::FindResult found = index_.Find(user_key);
-  const StripedCounters::Stripe stripe = stats_->Local();
+  const int cpu = CurrentCpu();
+  const HashSlotIndex::FindResult found = index_.Find(user_key, cpu);
+  const StripedCounters::Stripe stripe = stats_->For(cpu);
   stripe.Add(found.head != nullptr ? kStatHits : kStatMisses, 1);
   stripe.Add(kStatLookupProbes, found.probes);
   if (found.tag_collisions != 0) {

@@ -5,20 +5,6 @@
 
 namespace rocksdb_cuckoo {
 
-StripeMode ToStripeMode(StatsStripeMode mode) {
-  switch (mode) {
-    case StatsStripeMode::kCore:
-      return StripeMode::kCore;
-    case StatsStripeMode::kNone:
-      return StripeMode::kNone;
-    case StatsStripeMode::kAuto:
-      return StripeMode::kAuto;
-    case StatsStripeMode::kLlc:
-      break;
-  }
-  return StripeMode::kLlc;
-}
-
 StripedHashMemTableStats ReadStats(const StripedCounters& counters) {
   StripedHashMemTableStats stats;
   stats.memtables = counters.Sum(kStatMemtables);
@@ -36,25 +22,11 @@ StripedHashMemTableStats ReadStats(const StripedCounters& counters) {
   stats.resizes = counters.Sum(kStatResizes);
   stats.sorts = counters.Sum(kStatSorts);
   stats.stripes = counters.num_stripes();
-  switch (counters.mode()) {
-    case StripeMode::kLlc:
-      stats.stripe_mode = StatsStripeMode::kLlc;
-      break;
-    case StripeMode::kCore:
-      stats.stripe_mode = StatsStripeMode::kCore;
-      break;
-    case StripeMode::kNone:
-      stats.stripe_mode = StatsStripeMode::kNone;
-      break;
-    case StripeMode::kAuto:
-      stats.stripe_mode = StatsStripeMode::kAuto;
-      break;
-  }
+  stats.stripe_mode = static_cast<StatsStripeMode>(counters.mode());
   return stats;
 }
 
 std::string StripedHashMemTableStats::ToString() const {
-  static const char* const kModeNames[] = {"llc", "core", "none", "auto"};
   char buf[640];
   snprintf(buf, sizeof(buf),
            "memtables=%" PRIu64 " inserts=%" PRIu64 " insert_bytes=%" PRIu64
@@ -66,7 +38,7 @@ std::string StripedHashMemTableStats::ToString() const {
            memtables, inserts, insert_bytes, deletes, merges, new_keys,
            duplicates, insert_probes, hits, misses, lookup_probes,
            tag_collisions, resizes, sorts, stripes,
-           kModeNames[static_cast<int>(stripe_mode)]);
+           kStripeModeNames[static_cast<size_t>(stripe_mode)]);
   return buf;
 }
 

@@ -27,7 +27,24 @@ enum StatsCounter : size_t {
   kNumStatsCounters,
 };
 
-StripeMode ToStripeMode(StatsStripeMode mode);
+// The public StatsStripeMode mirrors StripeMode value for value, so the two
+// convert by a cast; the names users type, in the same order.
+static_assert(static_cast<int>(StatsStripeMode::kLlc) ==
+                      static_cast<int>(StripeMode::kLlc) &&
+                  static_cast<int>(StatsStripeMode::kCore) ==
+                      static_cast<int>(StripeMode::kCore) &&
+                  static_cast<int>(StatsStripeMode::kNone) ==
+                      static_cast<int>(StripeMode::kNone) &&
+                  static_cast<int>(StatsStripeMode::kAuto) ==
+                      static_cast<int>(StripeMode::kAuto),
+              "StatsStripeMode mirrors StripeMode");
+inline StripeMode ToStripeMode(StatsStripeMode mode) {
+  return static_cast<StripeMode>(mode);
+}
+inline constexpr const char* kStripeModeNames[] = {"llc", "core", "none",
+                                                   "auto"};
+constexpr size_t kNumStripeModes =
+    sizeof(kStripeModeNames) / sizeof(kStripeModeNames[0]);
 
 StripedHashMemTableStats ReadStats(const StripedCounters& counters);
 

@@ -8,6 +8,7 @@
 
 #include "file/random_access_file_reader.h"
 #include "table/table_reader_compat.h"
+#include "util/cpu_topology.h"
 
 namespace rocksdb_cuckoo {
 
@@ -20,13 +21,6 @@ using ROCKSDB_NAMESPACE::Status;
 namespace {
 constexpr size_t kHugePageSize = size_t{2} << 20;
 
-// Threads take stripes round-robin on first use, so up to kStripes threads
-// pin without sharing a cache line.
-int ThreadStripe(int stripes) {
-  static std::atomic<int> next{0};
-  thread_local int stripe = next.fetch_add(1, std::memory_order_relaxed);
-  return stripe % stripes;
-}
 }  // namespace
 
 Status PinnedFileMemory::Open(
@@ -74,7 +68,9 @@ Status PinnedFileMemory::Open(
 PinnedFileMemory::~PinnedFileMemory() { free(buffer_); }
 
 void PinnedFileMemory::PinTo(Cleanable* cleanable) {
-  Stripe* stripe = &stripes_[ThreadStripe(kStripes)];
+  // By CPU, as every striped structure here (util/striped_counters.h): pins
+  // on different cores do not share a cache line.
+  Stripe* stripe = &stripes_[CurrentCpu() % kStripes];
   // The owner's reference keeps the stripe above zero: no ordering needed.
   stripe->refs.fetch_add(1, std::memory_order_relaxed);
   cleanable->RegisterCleanup(&PinnedFileMemory::Unpin, this, stripe);

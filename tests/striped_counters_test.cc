@@ -62,7 +62,25 @@ TEST(StripedCountersTest, SumsAddsFromEveryStripe) {
   const uint64_t n = counters.num_stripes();
   EXPECT_EQ(counters.Sum(0), n * (n + 1) / 2);
   EXPECT_EQ(counters.Sum(1), 7u);
-  EXPECT_LT(counters.LocalIndex(), counters.num_stripes());
+}
+
+TEST(StripedCountersTest, EveryCpuHasAStripeAndOneCpuAlwaysTheSame) {
+  for (StripeMode mode : {StripeMode::kCore, StripeMode::kLlc,
+                          StripeMode::kNone, StripeMode::kAuto}) {
+    StripedCounters counters(1, mode);
+    std::set<size_t> used;
+    for (int cpu = 0; cpu < 4096; ++cpu) {
+      const size_t index = counters.IndexFor(cpu);
+      ASSERT_LT(index, counters.num_stripes()) << "cpu " << cpu;
+      EXPECT_EQ(index, counters.IndexFor(cpu));
+      used.insert(index);
+    }
+    // Every stripe serves some CPU.
+    EXPECT_EQ(used.size(), counters.num_stripes());
+    // For() and IndexFor() name the same stripe.
+    counters.For(3).Add(0, 1);
+    EXPECT_EQ(counters.At(counters.IndexFor(3))[0].load(), 1u);
+  }
 }
 
 }  // namespace

@@ -49,15 +49,17 @@ class StripedCounters {
   StripedCounters(const StripedCounters&) = delete;
   StripedCounters& operator=(const StripedCounters&) = delete;
 
-  // The stripe of the CPU the caller runs on. Callers making several updates
-  // fetch it once; a thread that moves CPUs in between still counts
-  // correctly, just on a farther line.
-  Stripe Local() const { return At(LocalIndex()); }
-  size_t LocalIndex() const {
-    const size_t cpu = static_cast<size_t>(CurrentCpu());
-    return cpu < cpu_to_stripe_.size() ? cpu_to_stripe_[cpu]
-                                       : cpu % num_stripes_;
+  // This library's one way to pick a stripe: by the CPU the caller runs on,
+  // looked up once per operation (CurrentCpu()) and handed to every striped
+  // structure the operation touches. A thread that moves CPUs meanwhile
+  // still counts correctly, just on a farther line.
+  size_t IndexFor(int cpu) const {
+    const size_t c = static_cast<size_t>(cpu);
+    return c < cpu_to_stripe_.size() ? cpu_to_stripe_[c] : c % num_stripes_;
   }
+  Stripe For(int cpu) const { return At(IndexFor(cpu)); }
+  // For an operation that touches only this structure.
+  Stripe Local() const { return For(CurrentCpu()); }
   Stripe At(size_t stripe) const {
     return Stripe(counters_ + stripe * stride_);
   }

@@ -61,10 +61,7 @@ void ExecutorPool::Enqueue(ExecutorTask* task) {
 }
 
 void ExecutorPool::Count(Counter counter) const {
-  static std::atomic<size_t> next_stripe{0};
-  thread_local const size_t stripe =
-      next_stripe.fetch_add(1, std::memory_order_relaxed);
-  counters_.At(stripe % counters_.num_stripes()).Add(counter, 1);
+  counters_.Local().Add(counter, 1);
 }
 
 // Called only by the push that made the inbox non-empty: whoever empties it
