@@ -73,26 +73,6 @@ std::string SumsOf(const std::string& region) {
   return sums;
 }
 
-TEST(ChunkChecksumsTest, OneChecksumPerChunkHoweverTheBytesArrive) {
-  const std::string region = RandomBytes(3 * kChecksumChunkSize + 1000, 1);
-  std::mt19937_64 rnd(2);
-  ChunkChecksums chunks(kXXH3, kChecksumChunkSize);
-  for (size_t at = 0; at < region.size();) {
-    const size_t piece = std::min<size_t>(rnd() % 50000, region.size() - at);
-    chunks.Update(region.data() + at, piece);
-    at += piece;
-  }
-  std::string sums;
-  chunks.Finish(&sums);
-  EXPECT_EQ(sums.size(), 4u * 8);
-  EXPECT_EQ(sums, SumsOf(region));
-  // Finish starts over: the next region's chunks begin at its first byte.
-  chunks.Update(region.data(), 10);
-  sums.clear();
-  chunks.Finish(&sums);
-  EXPECT_EQ(sums, SumsOf(region.substr(0, 10)));
-}
-
 class ChunkVerifierTest : public ::testing::Test {
  protected:
   ChunkVerifierTest()

@@ -1,0 +1,177 @@
+// The file format's pieces on their own: the layout block round-trips and
+// refuses anything inconsistent, and a key's fingerprint, buckets and
+// preferred slots follow the rules the reader and builder share.
+#include "table/cuckoo_hash_table_format.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "util/checksum.h"
+#include "util/coding.h"
+
+namespace rocksdb_cuckoo {
+namespace {
+
+// A consistent format-2 layout of a small file, and that file's size.
+Layout SmallLayout(uint64_t* file_size) {
+  Layout l;
+  l.hash_seed = 7;
+  l.num_entries = 10;
+  l.num_user_keys = 10;
+  l.data_size = 1000;
+  l.order_offset = 1000;  // 10 entries x 4 bytes, then padding to 1088
+  l.buckets_offset = 1088;
+  l.num_buckets = 2;
+  l.stash_offset = 1088 + 2 * kBucketSize;
+  l.num_stash = 1;
+  l.range_del_offset = l.stash_offset + 8;
+  l.range_del_size = 0;
+  // One chunk checksum for each of the data, order index and buckets.
+  l.meta_offset = l.range_del_offset + 3 * 8;
+  l.meta_size = 100;
+  l.properties_size = 60;
+  for (int i = 0; i < 6; ++i) l.region_checksum[i] = 1000 + i;
+  *file_size = l.meta_offset + l.meta_size + kLayoutSize + kRocksDBFooterSize;
+  return l;
+}
+
+// Re-seals an edited layout block, so only the edit is wrong.
+void Seal(std::string* block) {
+  ROCKSDB_NAMESPACE::EncodeFixed64(
+      &(*block)[kLayoutSize - 8],
+      ComputeChecksum(ROCKSDB_NAMESPACE::kXXH3, block->data(),
+                      kLayoutSize - 8));
+}
+
+TEST(LayoutTest, RoundTrips) {
+  uint64_t file_size;
+  const Layout in = SmallLayout(&file_size);
+  ASSERT_EQ(in.chunk_sums_size(), 24u);
+  std::string block;
+  in.EncodeTo(&block);
+  ASSERT_EQ(block.size(), kLayoutSize);
+  Layout out;
+  ASSERT_TRUE(out.DecodeFrom(block, file_size).ok());
+  EXPECT_EQ(out.format_version, kFormatVersion);
+  EXPECT_EQ(out.hash_seed, 7u);
+  EXPECT_EQ(out.buckets_offset, in.buckets_offset);
+  EXPECT_EQ(out.meta_offset, in.meta_offset);
+  EXPECT_EQ(out.num_stash, 1u);
+  EXPECT_EQ(memcmp(out.region_checksum, in.region_checksum,
+                   sizeof(in.region_checksum)),
+            0);
+}
+
+TEST(LayoutTest, AnyFlippedByteIsCorruption) {
+  uint64_t file_size;
+  std::string block;
+  SmallLayout(&file_size).EncodeTo(&block);
+  for (size_t i = 0; i < block.size(); ++i) {
+    std::string damaged = block;
+    damaged[i] ^= 0x40;
+    Layout out;
+    EXPECT_TRUE(out.DecodeFrom(damaged, file_size).IsCorruption()) << i;
+  }
+}
+
+TEST(LayoutTest, RefusesInconsistentLayouts) {
+  uint64_t file_size;
+  const Layout good = SmallLayout(&file_size);
+  auto decode = [&](const Layout& l, uint64_t size) {
+    std::string block;
+    l.EncodeTo(&block);
+    Layout out;
+    return out.DecodeFrom(block, size);
+  };
+  ASSERT_TRUE(decode(good, file_size).ok());
+  EXPECT_TRUE(decode(good, file_size + 1).IsCorruption());
+  Layout l = good;
+  l.buckets_offset += 8;  // buckets must sit on cache lines
+  l.stash_offset += 8;
+  l.range_del_offset += 8;
+  l.meta_offset += 8;
+  EXPECT_TRUE(decode(l, file_size + 8).IsCorruption());
+  l = good;
+  l.num_user_keys = 11;  // more user keys than entries
+  EXPECT_TRUE(decode(l, file_size).IsCorruption());
+  l = good;
+  l.order_width = 5;
+  EXPECT_TRUE(decode(l, file_size).IsCorruption());
+  // Format 1 has no chunk checksums, so these offsets do not add up.
+  l = good;
+  l.format_version = 1;
+  EXPECT_TRUE(decode(l, file_size).IsCorruption());
+  l.meta_offset -= 24;
+  EXPECT_TRUE(decode(l, file_size - 24).ok());
+}
+
+TEST(LayoutTest, UnknownVersionsAreNotSupported) {
+  uint64_t file_size;
+  std::string block;
+  SmallLayout(&file_size).EncodeTo(&block);
+  for (uint32_t version : {0u, kFormatVersion + 1}) {
+    std::string edited = block;
+    ROCKSDB_NAMESPACE::EncodeFixed32(&edited[0], version);
+    Seal(&edited);
+    Layout out;
+    const Status s = out.DecodeFrom(edited, file_size);
+    EXPECT_TRUE(s.IsNotSupported()) << version << ": " << s.ToString();
+  }
+}
+
+TEST(KeyLocationTest, FingerprintsAreNeverZeroAndBucketsDiffer) {
+  EXPECT_EQ(FingerprintOf(0), 1);
+  EXPECT_EQ(FingerprintOf(0x10000), 1);
+  EXPECT_EQ(FingerprintOf(0xabcd), 0xabcd);
+  std::mt19937_64 rnd(1);
+  for (int i = 0; i < 10000; ++i) {
+    const uint64_t hash = rnd();
+    const uint64_t buckets = 2 + rnd() % 1000;
+    const KeyHash kh = LocateKey(hash, 0, false, buckets);
+    ASSERT_NE(kh.fingerprint, 0);
+    ASSERT_LT(kh.bucket1, buckets);
+    ASSERT_LT(kh.bucket2, buckets);
+    ASSERT_NE(kh.bucket1, kh.bucket2);
+    ASSERT_LT(kh.slot[0], kSlotsPerBucket);
+    ASSERT_LT(kh.slot[1], kSlotsPerBucket);
+    ASSERT_NE(kh.slot[0], kh.slot[1]);
+  }
+  // One bucket: both choices are it.
+  const KeyHash one = LocateKey(12345, 0, false, 1);
+  EXPECT_EQ(one.bucket1, 0u);
+  EXPECT_EQ(one.bucket2, 0u);
+}
+
+TEST(KeyLocationTest, IdentityKeysFillConsecutiveBucketsAndSlots) {
+  // Dense integer keys k, k + n, k + 2n ... share bucket k and get slots of
+  // their own.
+  constexpr uint64_t kBuckets = 100;
+  for (uint64_t key = 0; key < 8 * kBuckets; ++key) {
+    const KeyHash kh =
+        LocateKey(key * 0x9e3779b97f4a7c15ull, key, true, kBuckets);
+    EXPECT_EQ(kh.bucket1, key % kBuckets);
+    EXPECT_EQ(kh.slot[0], (key / kBuckets) % kSlotsPerBucket);
+  }
+}
+
+TEST(BucketTest, FindsSlotsByFingerprint) {
+  Bucket bucket;
+  memset(&bucket, 0, sizeof(bucket));
+  EXPECT_FALSE(bucket.Full());
+  EXPECT_EQ(bucket.SlotsWith(7), 0u);
+  bucket.Set(2, 7, 0x123456789aull);
+  bucket.Set(5, 7, 42);
+  EXPECT_EQ(bucket.OffsetAt(2), 0x123456789aull);
+  EXPECT_EQ(FirstSlot(bucket.SlotsWith(7)), 2u);
+  const uint32_t both = bucket.SlotsWith(7);
+  EXPECT_EQ(FirstSlot(both & ~(3u << 4)), 5u);
+  for (uint32_t s = 0; s < kSlotsPerBucket; ++s) bucket.Set(s, 9, s);
+  EXPECT_TRUE(bucket.Full());
+  EXPECT_EQ(bucket.SlotsWith(7), 0u);
+}
+
+}  // namespace
+}  // namespace rocksdb_cuckoo

@@ -1,0 +1,155 @@
+// DelayedTaskQueue: delayed tasks come due in wake-time order, not before
+// their time; a task whose word moved on (cancelled, snoozed) is dropped or
+// rescheduled without being searched for; CancelTagged and Stop cancel
+// exactly the delayed tasks they name, each once.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "util/executor/delayed_task_queue.h"
+#include "util/executor/executor_task.h"
+#include "util/executor/task_recycler.h"
+
+namespace rocksdb_cuckoo {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr int64_t kMillis = 1000 * 1000;
+
+class DelayedTaskQueueTest : public ::testing::Test {
+ protected:
+  DelayedTaskQueueTest()
+      : queue_([this](ExecutorTask* t) { Record(&due_, t); },
+               [this](ExecutorTask* t) { Record(&cancelled_, t); }) {}
+  ~DelayedTaskQueueTest() override {
+    queue_.Stop();
+    for (ExecutorTask* t : due_) t->Unref();
+    for (ExecutorTask* t : cancelled_) t->Unref();
+    for (ExecutorTask* t : ours_) t->Unref();
+  }
+
+  // A delayed task identified by `id` (its pool), due `delay_ms` from now,
+  // with one reference for the queue and one kept here.
+  ExecutorTask* NewTask(int id, int64_t delay_ms, const void* tag = nullptr) {
+    ExecutorTask* task = TaskRecycler::Acquire();
+    task->pool = id;
+    task->tag = tag;
+    task->refs.store(2);
+    task->word.store(TaskWord(0, TaskState::kDelayed));
+    task->wake_ns.store(SteadyNanos() + delay_ms * kMillis);
+    ours_.push_back(task);
+    return task;
+  }
+
+  void Record(std::vector<ExecutorTask*>* list, ExecutorTask* task) {
+    std::lock_guard<std::mutex> lock(mu_);
+    list->push_back(task);
+    if (list == &due_) due_at_.push_back(SteadyNanos());
+    cv_.notify_all();
+  }
+
+  // Waits (up to 10 s) until `n` tasks came due; their ids, in order.
+  std::vector<int> WaitForDue(size_t n) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, 10s, [&] { return due_.size() >= n; });
+    std::vector<int> ids;
+    for (ExecutorTask* t : due_) ids.push_back(t->pool);
+    return ids;
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<ExecutorTask*> due_;
+  std::vector<int64_t> due_at_;
+  std::vector<ExecutorTask*> cancelled_;
+  std::vector<ExecutorTask*> ours_;
+  DelayedTaskQueue queue_;
+};
+
+TEST_F(DelayedTaskQueueTest, TasksComeDueInWakeOrderAndNotBefore) {
+  const int64_t start = SteadyNanos();
+  queue_.WatchNew(NewTask(3, 60));
+  queue_.WatchNew(NewTask(1, 20));
+  queue_.WatchNew(NewTask(2, 40));
+  EXPECT_EQ(WaitForDue(3), (std::vector<int>{1, 2, 3}));
+  std::lock_guard<std::mutex> lock(mu_);
+  EXPECT_GE(due_at_[0] - start, 20 * kMillis);
+  EXPECT_GE(due_at_[2] - start, 60 * kMillis);
+  for (ExecutorTask* t : due_) {
+    EXPECT_EQ(StateOf(t->word.load()), TaskState::kReady);
+  }
+  EXPECT_TRUE(cancelled_.empty());
+}
+
+TEST_F(DelayedTaskQueueTest, ACancelledTaskIsDroppedUnseen) {
+  ExecutorTask* cancelled = NewTask(1, 20);
+  queue_.WatchNew(cancelled);
+  queue_.WatchNew(NewTask(2, 60));
+  const uint64_t word = cancelled->word.load();
+  ASSERT_TRUE(cancelled->Transition(word, TaskState::kCancelled));
+  queue_.NoteStaleEntry(cancelled);
+  EXPECT_EQ(WaitForDue(1), (std::vector<int>{2}));
+  std::this_thread::sleep_for(20ms);
+  std::lock_guard<std::mutex> lock(mu_);
+  EXPECT_EQ(due_.size(), 1u);
+  EXPECT_TRUE(cancelled_.empty());
+}
+
+TEST_F(DelayedTaskQueueTest, ASnoozedTaskComesDueAtItsNewTime) {
+  const int64_t start = SteadyNanos();
+  ExecutorTask* task = NewTask(1, 10);
+  queue_.WatchNew(task);
+  // Snooze: a new wake time under a new word, announced by Watch.
+  task->wake_ns.store(start + 80 * kMillis);
+  const uint64_t word = task->word.load();
+  ASSERT_TRUE(task->Transition(word, TaskState::kDelayed));
+  task->Ref();
+  queue_.Watch(task);
+  EXPECT_EQ(WaitForDue(1), (std::vector<int>{1}));
+  std::this_thread::sleep_for(20ms);
+  std::lock_guard<std::mutex> lock(mu_);
+  EXPECT_EQ(due_.size(), 1u) << "came due twice";
+  EXPECT_GE(due_at_[0] - start, 80 * kMillis);
+}
+
+TEST_F(DelayedTaskQueueTest, CancelTaggedTakesExactlyTheTaggedTasks) {
+  int tag_a = 0;
+  int tag_b = 0;
+  queue_.WatchNew(NewTask(0, 10000, &tag_a));
+  queue_.WatchNew(NewTask(0, 10000, &tag_b));
+  queue_.WatchNew(NewTask(1, 10000, &tag_a));
+  queue_.WatchNew(NewTask(0, 10000, &tag_a));
+  std::vector<ExecutorTask*> out;
+  queue_.CancelTagged(0, &tag_a, &out);
+  ASSERT_EQ(out.size(), 2u);
+  for (ExecutorTask* t : out) {
+    EXPECT_EQ(t->tag, &tag_a);
+    EXPECT_EQ(t->pool, 0);
+    EXPECT_EQ(StateOf(t->word.load()), TaskState::kCancelled);
+    t->Unref();
+  }
+  out.clear();
+  queue_.CancelTagged(0, &tag_a, &out);
+  EXPECT_TRUE(out.empty()) << "cancelled twice";
+}
+
+TEST_F(DelayedTaskQueueTest, StopCancelsWhatIsPendingAndWhatComesAfter) {
+  queue_.WatchNew(NewTask(1, 10000));
+  queue_.WatchNew(NewTask(2, 20000));
+  queue_.Stop();
+  queue_.WatchNew(NewTask(3, 10));
+  std::lock_guard<std::mutex> lock(mu_);
+  EXPECT_TRUE(due_.empty());
+  ASSERT_EQ(cancelled_.size(), 3u);
+  for (ExecutorTask* t : cancelled_) {
+    EXPECT_EQ(StateOf(t->word.load()), TaskState::kCancelled);
+  }
+}
+
+}  // namespace
+}  // namespace rocksdb_cuckoo
