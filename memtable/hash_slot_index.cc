@@ -106,7 +106,7 @@ HashSlotIndex::InsertResult HashSlotIndex::Insert(HashNode* node,
     bool done;
     bool grow = false;
     {
-      WriteScope scope(&gate_, cpu);
+      GateScope scope(&gate_, gate_.EnterWrite(cpu));
       array = array_.load(std::memory_order_seq_cst);
       done = TryInsert(array, node, hash, key, &result);
       if (done && result.inserted) {
@@ -197,7 +197,7 @@ HashSlotIndex::FindResult HashSlotIndex::Find(const Slice& user_key, int cpu) {
   const uint64_t hash = HashUserKey(user_key);
   const uint64_t tag = TagOf(hash);
   FindResult result;
-  ReadScope scope(&gate_, cpu);
+  GateScope scope(&gate_, gate_.EnterRead(cpu));
   const SlotArray* array = array_.load(std::memory_order_seq_cst);
   const size_t mask = array->mask;
   size_t i = hash & mask;
@@ -218,7 +218,7 @@ HashSlotIndex::FindResult HashSlotIndex::Find(const Slice& user_key, int cpu) {
 }
 
 size_t HashSlotIndex::CollectHeads(HashNode** out, size_t capacity) {
-  ReadScope scope(&gate_, CurrentCpu());
+  GateScope scope(&gate_, gate_.EnterRead(CurrentCpu()));
   const SlotArray* array = array_.load(std::memory_order_seq_cst);
   size_t count = 0;
   for (size_t i = 0; i <= array->mask; ++i) {

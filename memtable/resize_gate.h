@@ -38,14 +38,13 @@ class ResizeGate {
 
   // `cpu`: the operation's CPU (see StripedCounters::IndexFor).
   Ticket EnterRead(int cpu);
-  void ExitRead(Ticket ticket) {
+  // Waits while a replacement is in progress.
+  Ticket EnterWrite(int cpu);
+  // Leaves, as a reader or a writer.
+  void Exit(Ticket ticket) {
     counters_.At(ticket.stripe)[ticket.counter].fetch_sub(
         1, std::memory_order_release);
   }
-
-  // Waits while a replacement is in progress.
-  Ticket EnterWrite(int cpu);
-  void ExitWrite(Ticket ticket) { ExitRead(ticket); }
 
   // For the single replacing thread (callers serialize with their own
   // mutex), which must not itself be registered as a writer.
@@ -67,27 +66,15 @@ class ResizeGate {
   std::atomic<bool> exclusive_{false};
 };
 
-// RAII registrations.
-class ReadScope {
+// Holds a registration (EnterRead's or EnterWrite's ticket) until the end
+// of a scope.
+class GateScope {
  public:
-  ReadScope(ResizeGate* gate, int cpu)
-      : gate_(gate), ticket_(gate->EnterRead(cpu)) {}
-  ~ReadScope() { gate_->ExitRead(ticket_); }
-  ReadScope(const ReadScope&) = delete;
-  ReadScope& operator=(const ReadScope&) = delete;
-
- private:
-  ResizeGate* gate_;
-  ResizeGate::Ticket ticket_;
-};
-
-class WriteScope {
- public:
-  WriteScope(ResizeGate* gate, int cpu)
-      : gate_(gate), ticket_(gate->EnterWrite(cpu)) {}
-  ~WriteScope() { gate_->ExitWrite(ticket_); }
-  WriteScope(const WriteScope&) = delete;
-  WriteScope& operator=(const WriteScope&) = delete;
+  GateScope(ResizeGate* gate, ResizeGate::Ticket ticket)
+      : gate_(gate), ticket_(ticket) {}
+  ~GateScope() { gate_->Exit(ticket_); }
+  GateScope(const GateScope&) = delete;
+  GateScope& operator=(const GateScope&) = delete;
 
  private:
   ResizeGate* gate_;

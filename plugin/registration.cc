@@ -10,36 +10,31 @@ using ROCKSDB_NAMESPACE::MemTableRepFactory;
 using ROCKSDB_NAMESPACE::ObjectLibrary;
 using ROCKSDB_NAMESPACE::TableFactory;
 
+namespace {
+
+// Makes `Object` (default options) when RocksDB asks for `name` as a `Base`.
+template <typename Base, typename Object>
+void AddFactory(ObjectLibrary& library, const std::string& name) {
+  library.AddFactory<Base>(
+      name, [](const std::string& /*uri*/, std::unique_ptr<Base>* guard,
+               std::string* /*errmsg*/) {
+        guard->reset(new Object());
+        return guard->get();
+      });
+}
+
+}  // namespace
+
 extern "C" int register_rocksdb_cuckoo(ObjectLibrary& library,
                                        const std::string& /*arg*/) {
-  library.AddFactory<TableFactory>(
-      rocksdb_cuckoo::kCuckooHashTableName,
-      [](const std::string& /*uri*/, std::unique_ptr<TableFactory>* guard,
-         std::string* /*errmsg*/) {
-        guard->reset(new rocksdb_cuckoo::CuckooHashTableFactory());
-        return guard->get();
-      });
-  library.AddFactory<MemoryAllocator>(
-      rocksdb_cuckoo::JemallocArenaAllocator::kClassName(),
-      [](const std::string& /*uri*/, std::unique_ptr<MemoryAllocator>* guard,
-         std::string* /*errmsg*/) {
-        guard->reset(new rocksdb_cuckoo::JemallocArenaAllocator());
-        return guard->get();
-      });
-  library.AddFactory<MemTableRepFactory>(
-      rocksdb_cuckoo::kStripedHashMemTableName,
-      [](const std::string& /*uri*/, std::unique_ptr<MemTableRepFactory>* guard,
-         std::string* /*errmsg*/) {
-        guard->reset(new rocksdb_cuckoo::StripedHashMemTableFactory());
-        return guard->get();
-      });
-  library.AddFactory<Env>(
-      rocksdb_cuckoo::AsyncExecutorEnv::kClassName(),
-      [](const std::string& /*uri*/, std::unique_ptr<Env>* guard,
-         std::string* /*errmsg*/) {
-        guard->reset(new rocksdb_cuckoo::AsyncExecutorEnv());
-        return guard->get();
-      });
+  AddFactory<TableFactory, rocksdb_cuckoo::CuckooHashTableFactory>(
+      library, rocksdb_cuckoo::kCuckooHashTableName);
+  AddFactory<MemoryAllocator, rocksdb_cuckoo::JemallocArenaAllocator>(
+      library, rocksdb_cuckoo::JemallocArenaAllocator::kClassName());
+  AddFactory<MemTableRepFactory, rocksdb_cuckoo::StripedHashMemTableFactory>(
+      library, rocksdb_cuckoo::kStripedHashMemTableName);
+  AddFactory<Env, rocksdb_cuckoo::AsyncExecutorEnv>(
+      library, rocksdb_cuckoo::AsyncExecutorEnv::kClassName());
   size_t num_types;
   return static_cast<int>(library.GetFactoryCount(&num_types));
 }

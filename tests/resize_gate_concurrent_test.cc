@@ -24,14 +24,14 @@ TEST(ResizeGateTest, AGracePeriodWaitsForTheReadersInside) {
   });
   std::this_thread::sleep_for(50ms);
   EXPECT_FALSE(done.load());
-  gate.ExitRead(ticket);
+  gate.Exit(ticket);
   waiter.join();
   EXPECT_TRUE(done.load());
 }
 
 TEST(ResizeGateTest, AGracePeriodWithoutReadersEndsAtOnce) {
   ResizeGate gate;
-  for (int cpu = 0; cpu < 64; ++cpu) gate.ExitRead(gate.EnterRead(cpu));
+  for (int cpu = 0; cpu < 64; ++cpu) gate.Exit(gate.EnterRead(cpu));
   const auto start = std::chrono::steady_clock::now();
   gate.WaitForReaders();
   gate.WaitForReaders();
@@ -48,17 +48,17 @@ TEST(ResizeGateTest, TheReplacementWaitsForWritersAndHoldsNewOnes) {
   });
   std::this_thread::sleep_for(50ms);
   EXPECT_FALSE(exclusive.load()) << "replaced while a writer was inside";
-  gate.ExitWrite(inside);
+  gate.Exit(inside);
   replacer.join();
   ASSERT_TRUE(exclusive.load());
 
   // Readers still get in at once; a new writer waits for the end.
-  gate.ExitRead(gate.EnterRead(/*cpu=*/1));
+  gate.Exit(gate.EnterRead(/*cpu=*/1));
   std::atomic<bool> entered{false};
   std::thread writer([&] {
     const ResizeGate::Ticket ticket = gate.EnterWrite(/*cpu=*/1);
     entered = true;
-    gate.ExitWrite(ticket);
+    gate.Exit(ticket);
   });
   std::this_thread::sleep_for(50ms);
   EXPECT_FALSE(entered.load()) << "a writer entered during the replacement";
@@ -83,7 +83,7 @@ TEST(ResizeGateTest, ManyThreadsNeverOverlapAReplacement) {
         writers_inside.fetch_add(1);
         if (replacing.load()) violations.fetch_add(1);
         writers_inside.fetch_sub(1);
-        gate.ExitWrite(ticket);
+        gate.Exit(ticket);
       }
     });
   }
