@@ -6,8 +6,9 @@
 //   throughput  empty jobs through Env::Schedule, from --producers threads
 //               onto a LOW pool of --workers threads: jobs/s from the first
 //               Schedule to the last job's end.
-//   latency     one producer schedules a job every --latency_gap_us; each
-//               job records the time from Schedule to its start: p50, p99.
+//   latency     one producer schedules --latency_burst jobs back to back
+//               every --latency_gap_us; each job records the time from
+//               Schedule to its start: p50, p99.
 //   addcancel   --producers threads each add a task due in an hour and
 //               cancel it at once (the timer pattern of timeouts that
 //               almost never fire): pairs/s. Baselines: a timer of one
@@ -53,7 +54,9 @@ DEFINE_int32(runs, 3, "Repetitions of every measurement (median reported).");
 DEFINE_int64(jobs, 200000, "Empty jobs per throughput run.");
 DEFINE_int64(latency_jobs, 20000, "Jobs per latency run.");
 DEFINE_int64(latency_gap_us, 20,
-             "Pause between two latency jobs, so workers go idle between.");
+             "Pause between two latency bursts, so workers go idle between.");
+DEFINE_int32(latency_burst, 1,
+             "Jobs scheduled back to back at the start of every latency gap.");
 DEFINE_int64(ops, 400000, "Add+cancel pairs (or snoozes) per run.");
 DEFINE_int32(snooze_tasks, 1024, "Pending tasks the snooze benchmark moves.");
 DEFINE_bool(print_stats, true,
@@ -210,8 +213,10 @@ std::pair<double, double> LatencyRun(Env* env, int workers, int64_t n) {
   std::vector<Stamp> stamps(n);
   Countdown countdown(n);
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t until = SteadyNanos() + FLAGS_latency_gap_us * 1000;
-    while (SteadyNanos() < until) {
+    if (i % FLAGS_latency_burst == 0) {
+      const int64_t until = SteadyNanos() + FLAGS_latency_gap_us * 1000;
+      while (SteadyNanos() < until) {
+      }
     }
     stamps[i].countdown = &countdown;
     stamps[i].scheduled = SteadyNanos();

@@ -1,5 +1,6 @@
 #include "util/executor/executor_pool.h"
 
+#include <emmintrin.h>
 #include <pthread.h>
 
 #include <algorithm>
@@ -45,7 +46,7 @@ void ExecutorPool::EnqueueNew(ExecutorTask* task) {
   task->ready_tick.store(CycleClock::Now(), std::memory_order_relaxed);
   task->in_ready_inbox.store(true, std::memory_order_relaxed);
   Count(kEnqueued);
-  if (inbox_.Push(task)) WakeIfIdle();
+  WakeIfIdle(inbox_.Push(task));
 }
 
 void ExecutorPool::Enqueue(ExecutorTask* task) {
@@ -55,8 +56,8 @@ void ExecutorPool::Enqueue(ExecutorTask* task) {
   // already is seen in its new state when filed.
   if (task->in_ready_inbox.exchange(true, std::memory_order_seq_cst)) {
     task->Unref();
-  } else if (inbox_.Push(task)) {
-    WakeIfIdle();
+  } else {
+    WakeIfIdle(inbox_.Push(task));
   }
 }
 
@@ -64,15 +65,18 @@ void ExecutorPool::Count(Counter counter) const {
   counters_.Local().Add(counter, 1);
 }
 
-// Called only by the push that made the inbox non-empty: whoever empties it
-// takes every task in it, and a worker that took a batch wakes another when
-// more is left (WorkerMain), so one wake per burst is enough, not one per
-// task (each is a system call).
-void ExecutorPool::WakeIfIdle() {
+// A spinning worker takes the first task of a burst by itself; every other
+// task wakes a sleeping worker while there is one, so a burst spreads over
+// the idle workers at once instead of one wake-up after another. With no
+// idle worker a push costs two loads, no lock and no system call.
+void ExecutorPool::WakeIfIdle(bool first_of_burst) {
+  // Handshake 2 in util/executor/executor_task.h.
+  if (first_of_burst && spinning_.load(std::memory_order_seq_cst)) return;
   if (idle_count_.load(std::memory_order_seq_cst) >
       reserved_count_.load(std::memory_order_relaxed)) {
     WakeOne();
-  } else if (helper_enabled_.load(std::memory_order_relaxed) &&
+  } else if (first_of_burst &&
+             helper_enabled_.load(std::memory_order_relaxed) &&
              avg_run_nanos_.load(std::memory_order_relaxed) >=
                  kShortTaskNanos) {
     // Every worker is busy and tasks are long: the one that just arrived
@@ -285,6 +289,13 @@ void ExecutorPool::WorkerMain(Worker* worker) {
     }
     // At shutdown the workers still running drain what is left.
     if (shutdown_) break;
+    // Spin before sleeping. What changed meanwhile (a task, Shutdown, a
+    // shrink, released reservations: their wake-ups reach only sleeping
+    // workers) is looked at again from the top.
+    if (SpinForWork(&lock) || shutdown_ || live_ > target_ ||
+        (!ready_.empty() && MayStartTask())) {
+      continue;
+    }
 
     worker->idle = true;
     idle_.push_back(worker);
@@ -308,6 +319,23 @@ void ExecutorPool::WorkerMain(Worker* worker) {
   }
   --live_;
   worker->exited = true;
+}
+
+bool ExecutorPool::SpinForWork(std::unique_lock<std::mutex>* lock) {
+  if (spinning_.exchange(true, std::memory_order_seq_cst)) return false;
+  lock->unlock();
+  static const uint64_t spin_ticks = static_cast<uint64_t>(
+      static_cast<double>(kSpinNanos) / CycleClock::NanosPerTick());
+  const uint64_t deadline = CycleClock::Now() + spin_ticks;
+  bool found = false;
+  while (!(found = !inbox_.Empty()) && CycleClock::Now() < deadline) {
+    _mm_pause();
+  }
+  // Handshake 2: a push that saw us spinning did not wake anyone; having
+  // stopped, we go idle and look at the inbox once more before sleeping.
+  spinning_.store(false, std::memory_order_seq_cst);
+  lock->lock();
+  return found;
 }
 
 void ExecutorPool::StartWorker() {

@@ -38,10 +38,12 @@
 //      consumer reads the word the producer wrote: no state change is lost
 //      while a task leaves an inbox.
 //   2. Waking an idle worker. A producer pushes to the pool's inbox
-//      (seq_cst) and then reads the idle count (seq_cst); a worker going
-//      idle increments the idle count (seq_cst) and then reads whether the
-//      inbox is empty (seq_cst). At least one sees the other: the producer
-//      wakes a worker, or the worker takes the task instead of sleeping.
+//      (seq_cst) and then reads the spinning flag and the idle count
+//      (seq_cst); a worker stops spinning (seq_cst store), increments the
+//      idle count (seq_cst) and then reads whether the inbox is empty
+//      (seq_cst). At least one sees the other: the producer wakes a worker
+//      (or leaves the task to one still spinning), or the worker takes the
+//      task instead of sleeping.
 //   3. Sleeping. ThreadParker's Unpark publishes "notified" with a release
 //      exchange that Park's acquire compare-and-swap reads: an Unpark that
 //      comes first makes the next Park return at once.
