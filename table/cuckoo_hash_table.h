@@ -34,7 +34,8 @@ struct CuckooHashTableOptions {
   bool slot_ordered = true;
   // Checksum of the file: kXXH3 (default), kCRC32c or kNoChecksum. Small
   // regions are verified when the file is opened; the data, order index and
-  // buckets per 64 KiB chunk, the first time a read touches the chunk;
+  // buckets per 64 KiB chunk, the first time a read touches the chunk
+  // (reads with ReadOptions::verify_checksums=false skip the check);
   // everything by VerifyChecksum().
   ROCKSDB_NAMESPACE::ChecksumType checksum = ROCKSDB_NAMESPACE::kXXH3;
 };

@@ -6,7 +6,7 @@ using ROCKSDB_NAMESPACE::Status;
 
 bool CuckooHashTableIterator::FindLowerBound(const Slice& target,
                                              uint64_t* index) {
-  const Status s = reader_->LowerBound(target, index);
+  const Status s = reader_->LowerBound(target, verify_, index);
   if (s.ok()) return true;
   valid_ = false;
   status_ = s;
@@ -37,7 +37,7 @@ void CuckooHashTableIterator::MoveTo(uint64_t index) {
   if (index >= reader_->num_entries()) return;
   // RocksDB parses every key an iterator yields and asserts on unknown
   // types: a damaged type byte must stop here.
-  const Status s = reader_->EntryAt(index, &entry_);
+  const Status s = reader_->EntryAt(index, verify_, &entry_);
   if (!s.ok()) {
     status_ = s;
     return;

@@ -15,8 +15,11 @@ namespace rocksdb_cuckoo {
 
 class CuckooHashTableIterator : public ROCKSDB_NAMESPACE::InternalIterator {
  public:
-  explicit CuckooHashTableIterator(const CuckooHashTableReader* reader)
-      : reader_(reader), keys_in_file_(reader->keys_as_stored()) {}
+  // `verify`: ReadOptions::verify_checksums of the iterator.
+  CuckooHashTableIterator(const CuckooHashTableReader* reader, bool verify)
+      : reader_(reader),
+        keys_in_file_(reader->keys_as_stored()),
+        verify_(verify) {}
 
   bool Valid() const override { return valid_; }
   void SeekToFirst() override { MoveTo(0); }
@@ -43,6 +46,7 @@ class CuckooHashTableIterator : public ROCKSDB_NAMESPACE::InternalIterator {
 
   const CuckooHashTableReader* const reader_;
   const bool keys_in_file_;
+  const bool verify_;
   std::string key_buffer_;  // the current key, when !keys_in_file_
   uint64_t index_ = 0;
   bool valid_ = false;

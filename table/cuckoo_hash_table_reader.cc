@@ -274,21 +274,23 @@ Status CuckooHashTableReader::VerifyChecksum(const ReadOptions& /*options*/,
 }
 
 inline bool CuckooHashTableReader::ReadEntry(uint64_t offset, EntryView* entry,
+                                             bool verify,
                                              Status* damage) const {
   if (ParseEntry(data_, layout_.data_size, offset, entry)) {
-    return data_chunks_.Check(offset, entry->next_offset - offset, damage);
+    return !verify ||
+           data_chunks_.Check(offset, entry->next_offset - offset, damage);
   }
   // Damage in a chunk no lookup has verified yet shows as a mismatch.
-  if (data_chunks_.Check(offset, 1, damage)) {
+  if (!verify || data_chunks_.Check(offset, 1, damage)) {
     *damage = Status::Corruption("CuckooHashTable: malformed entry");
   }
   return false;
 }
 
 inline CuckooHashTableReader::Match CuckooHashTableReader::KeyAt(
-    uint64_t offset, const Slice& user_key, EntryView* entry,
+    uint64_t offset, const Slice& user_key, EntryView* entry, bool verify,
     Status* damage) const {
-  if (!ReadEntry(offset, entry, damage)) return Match::kDamaged;
+  if (!ReadEntry(offset, entry, verify, damage)) return Match::kDamaged;
   return entry->internal_key.size() - 8 == user_key.size() &&
                  memcmp(entry->internal_key.data(), user_key.data(),
                         user_key.size()) == 0
@@ -298,28 +300,30 @@ inline CuckooHashTableReader::Match CuckooHashTableReader::KeyAt(
 
 CuckooHashTableReader::Match CuckooHashTableReader::MatchInBucket(
     const Bucket& bucket, uint16_t fingerprint, const Slice& user_key,
-    EntryView* entry, bool* fingerprint_seen, Status* damage) const {
+    EntryView* entry, bool* fingerprint_seen, bool verify,
+    Status* damage) const {
   for (uint32_t mask = bucket.SlotsWith(fingerprint); mask != 0;) {
     *fingerprint_seen = true;
     const uint32_t slot = FirstSlot(mask);
     mask &= ~(3u << (2 * slot));
-    const Match match = KeyAt(bucket.OffsetAt(slot), user_key, entry, damage);
+    const Match match =
+        KeyAt(bucket.OffsetAt(slot), user_key, entry, verify, damage);
     if (match != Match::kOther) return match;
   }
   return Match::kOther;
 }
 
 CuckooHashTableReader::Probe CuckooHashTableReader::FindUserKey(
-    const Slice& user_key, const KeyHash& kh, EntryView* entry,
+    const Slice& user_key, const KeyHash& kh, EntryView* entry, bool verify,
     Status* damage) const {
   bool seen = false;
   for (const uint64_t b : {kh.bucket1, kh.bucket2}) {
-    if (!bucket_chunks_.Check(b * kBucketSize, kBucketSize, damage)) {
+    if (verify && !bucket_chunks_.Check(b * kBucketSize, kBucketSize, damage)) {
       return Probe::kDamaged;
     }
     const Bucket& bucket = buckets_[b];
-    switch (
-        MatchInBucket(bucket, kh.fingerprint, user_key, entry, &seen, damage)) {
+    switch (MatchInBucket(bucket, kh.fingerprint, user_key, entry, &seen,
+                          verify, damage)) {
       case Match::kSame:
         return Probe::kFound;
       case Match::kDamaged:
@@ -336,7 +340,7 @@ CuckooHashTableReader::Probe CuckooHashTableReader::FindUserKey(
     const uint64_t slot = DecodeFixed64(stash + 8 * i);
     if (static_cast<uint16_t>(slot) != kh.fingerprint) continue;
     seen = true;
-    const Match match = KeyAt(slot >> 16, user_key, entry, damage);
+    const Match match = KeyAt(slot >> 16, user_key, entry, verify, damage);
     if (match == Match::kSame) return Probe::kFound;
     if (match == Match::kDamaged) return Probe::kDamaged;
   }
@@ -358,7 +362,7 @@ void CuckooHashTableReader::RecordProbes(const ProbeCounts& counts) const {
 
 Status CuckooHashTableReader::SaveVersions(EntryView entry,
                                            const Slice& user_key,
-                                           SequenceNumber sequence,
+                                           SequenceNumber sequence, bool verify,
                                            GetContext* get_context) const {
   // Carries one pin on the file's memory into the caller's PinnableSlice
   // (GetContext moves it there), so the value needs no copy.
@@ -385,13 +389,13 @@ Status CuckooHashTableReader::SaveVersions(EntryView entry,
     // next bytes may be an empty slot, not an entry.
     if (single_versions_ || entry.next_offset >= layout_.data_size) break;
     Status damage;
-    if (!ReadEntry(entry.next_offset, &entry, &damage)) return damage;
+    if (!ReadEntry(entry.next_offset, &entry, verify, &damage)) return damage;
     if (ExtractUserKey(entry.internal_key) != user_key) break;
   }
   return Status::OK();
 }
 
-Status CuckooHashTableReader::Get(const ReadOptions& /*read_options*/,
+Status CuckooHashTableReader::Get(const ReadOptions& read_options,
                                   const Slice& key, GetContext* get_context,
                                   const SliceTransform* /*prefix_extractor*/,
                                   bool /*skip_filters*/) {
@@ -413,7 +417,8 @@ Status CuckooHashTableReader::Get(const ReadOptions& /*read_options*/,
   }
   EntryView entry;
   Status damage;
-  const Probe probe = FindUserKey(user_key, kh, &entry, &damage);
+  const bool verify = read_options.verify_checksums;
+  const Probe probe = FindUserKey(user_key, kh, &entry, verify, &damage);
   if (statistics_ != nullptr) {
     ProbeCounts counts{};
     counts[static_cast<int>(probe)]++;
@@ -421,14 +426,16 @@ Status CuckooHashTableReader::Get(const ReadOptions& /*read_options*/,
   }
   if (probe == Probe::kDamaged) return damage;
   if (probe != Probe::kFound) return Status::OK();
-  return SaveVersions(entry, user_key, GetInternalKeySeqno(key), get_context);
+  return SaveVersions(entry, user_key, GetInternalKeySeqno(key), verify,
+                      get_context);
 }
 
-void CuckooHashTableReader::MultiGet(const ReadOptions& /*read_options*/,
+void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
                                      const MultiGetContext::Range* range,
                                      const SliceTransform* /*prefix_extractor*/,
                                      bool /*skip_filters*/) {
   if (layout_.num_user_keys == 0) return;
+  const bool verify = read_options.verify_checksums;
   KeyHash hashes[MultiGetContext::MAX_BATCH_SIZE];
   // Pass 1: hash every key and start loading both of its buckets.
   size_t i = 0;
@@ -469,34 +476,35 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& /*read_options*/,
     // A candidate from a damaged bucket is still safe to try: it counts
     // only if its entry, verified, holds this very key.
     Probe probe =
-        candidate != kNoCandidate &&
-                KeyAt(candidate, user_key, &entry, &damage) == Match::kSame
+        candidate != kNoCandidate && KeyAt(candidate, user_key, &entry, verify,
+                                           &damage) == Match::kSame
             ? Probe::kFound
-            : FindUserKey(user_key, hashes[i], &entry, &damage);
+            : FindUserKey(user_key, hashes[i], &entry, verify, &damage);
     counts[static_cast<int>(probe)]++;
     if (probe == Probe::kDamaged) {
       *it->s = damage;
     } else if (probe == Probe::kFound) {
       *it->s = SaveVersions(entry, user_key, GetInternalKeySeqno(it->ikey),
-                            it->get_context);
+                            verify, it->get_context);
     }
   }
   RecordProbes(counts);
 }
 
-Status CuckooHashTableReader::EntryAt(uint64_t index, EntryView* entry) const {
+Status CuckooHashTableReader::EntryAt(uint64_t index, bool verify,
+                                      EntryView* entry) const {
   if (index >= layout_.num_entries) {
     return Status::Corruption("CuckooHashTable: entry index out of range");
   }
   Status damage;
-  if (!order_chunks_.Check(index * layout_.order_width, layout_.order_width,
-                           &damage)) {
+  if (verify && !order_chunks_.Check(index * layout_.order_width,
+                                     layout_.order_width, &damage)) {
     return damage;
   }
   const char* slot = data_ + layout_.order_offset + index * layout_.order_width;
   const uint64_t offset =
       layout_.order_width == 4 ? DecodeFixed32(slot) : DecodeFixed64(slot);
-  ReadEntry(offset, entry, &damage);
+  ReadEntry(offset, entry, verify, &damage);
   return damage;
 }
 
@@ -512,14 +520,14 @@ int CuckooHashTableReader::CompareAsPresented(const Slice& stored,
   return presented > wanted ? -1 : (presented < wanted ? 1 : 0);
 }
 
-Status CuckooHashTableReader::LowerBound(const Slice& target,
+Status CuckooHashTableReader::LowerBound(const Slice& target, bool verify,
                                          uint64_t* index) const {
   uint64_t low = 0;
   uint64_t high = layout_.num_entries;
   EntryView entry;
   while (low < high) {
     const uint64_t mid = low + (high - low) / 2;
-    const Status s = EntryAt(mid, &entry);
+    const Status s = EntryAt(mid, verify, &entry);
     if (!s.ok()) {
       *index = low;
       return s;
@@ -535,13 +543,13 @@ Status CuckooHashTableReader::LowerBound(const Slice& target,
 }
 
 InternalIterator* CuckooHashTableReader::NewIterator(
-    const ReadOptions& /*read_options*/,
-    const SliceTransform* /*prefix_extractor*/, Arena* arena,
-    bool /*skip_filters*/, TableReaderCaller /*caller*/,
+    const ReadOptions& read_options, const SliceTransform* /*prefix_extractor*/,
+    Arena* arena, bool /*skip_filters*/, TableReaderCaller /*caller*/,
     size_t /*compaction_readahead_size*/, bool /*allow_unprepared_value*/) {
-  if (arena == nullptr) return new CuckooHashTableIterator(this);
+  const bool verify = read_options.verify_checksums;
+  if (arena == nullptr) return new CuckooHashTableIterator(this, verify);
   void* mem = arena->AllocateAligned(sizeof(CuckooHashTableIterator));
-  return new (mem) CuckooHashTableIterator(this);
+  return new (mem) CuckooHashTableIterator(this, verify);
 }
 
 uint64_t CuckooHashTableReader::OffsetOf(const Slice& key) {
@@ -550,13 +558,13 @@ uint64_t CuckooHashTableReader::OffsetOf(const Slice& key) {
   if (layout_.num_entries == 0) return 0;
   // An estimate: damage found on the way only stops the search early.
   uint64_t index;
-  LowerBound(key, &index).PermitUncheckedError();
+  LowerBound(key, /*verify=*/true, &index).PermitUncheckedError();
   return static_cast<uint64_t>(static_cast<double>(index) /
                                layout_.num_entries * memory_->size());
 }
 
 Status CuckooHashTableReader::ApproximateKeyAnchors(
-    const ReadOptions& /*read_options*/, std::vector<Anchor>& anchors) {
+    const ReadOptions& read_options, std::vector<Anchor>& anchors) {
   // About 128 evenly spaced user keys, each with the data bytes before it.
   constexpr uint64_t kAnchors = 128;
   const uint64_t n = layout_.num_entries;
@@ -566,7 +574,7 @@ Status CuckooHashTableReader::ApproximateKeyAnchors(
   EntryView entry;
   for (uint64_t k = 1; k <= count; k++) {
     const uint64_t index = k * n / count;
-    const Status s = EntryAt(index - 1, &entry);
+    const Status s = EntryAt(index - 1, read_options.verify_checksums, &entry);
     if (!s.ok()) return s;
     anchors.emplace_back(
         ExtractUserKey(entry.internal_key),

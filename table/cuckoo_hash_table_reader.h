@@ -64,11 +64,14 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
 
   // For the iterator: entries by their position in internal-key order.
   uint64_t num_entries() const { return layout_.num_entries; }
-  ROCKSDB_NAMESPACE::Status EntryAt(uint64_t index, EntryView* entry) const;
+  // `verify`: ReadOptions::verify_checksums, whether chunks not verified
+  // yet are verified before use (as BlockBasedTable verifies blocks).
+  ROCKSDB_NAMESPACE::Status EntryAt(uint64_t index, bool verify,
+                                    EntryView* entry) const;
   // Sets *index to the position of the first entry whose internal key, as
   // presented (with the global seqno, if any), is >= target; fails if an
   // entry on the way is damaged.
-  ROCKSDB_NAMESPACE::Status LowerBound(const Slice& target,
+  ROCKSDB_NAMESPACE::Status LowerBound(const Slice& target, bool verify,
                                        uint64_t* index) const;
   // Whether entries read with their stored trailers (the file was not
   // ingested with a global seqno; see external_file_seqno.h).
@@ -116,18 +119,18 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   // On kFound, *entry is the first of user_key's versions; on kDamaged,
   // *damage says what is damaged.
   Probe FindUserKey(const Slice& user_key, const KeyHash& kh, EntryView* entry,
-                    ROCKSDB_NAMESPACE::Status* damage) const;
+                    bool verify, ROCKSDB_NAMESPACE::Status* damage) const;
   // Whether the entry at `offset` is user_key's; parses it into *entry.
   enum class Match { kOther, kSame, kDamaged };
   Match KeyAt(uint64_t offset, const Slice& user_key, EntryView* entry,
-              ROCKSDB_NAMESPACE::Status* damage) const;
+              bool verify, ROCKSDB_NAMESPACE::Status* damage) const;
   Match MatchInBucket(const Bucket& bucket, uint16_t fingerprint,
                       const Slice& user_key, EntryView* entry,
-                      bool* fingerprint_seen,
+                      bool* fingerprint_seen, bool verify,
                       ROCKSDB_NAMESPACE::Status* damage) const;
   // Parses the entry at `offset` of the data region, once its chunks are
   // verified; false, with *damage saying why, if it cannot.
-  bool ReadEntry(uint64_t offset, EntryView* entry,
+  bool ReadEntry(uint64_t offset, EntryView* entry, bool verify,
                  ROCKSDB_NAMESPACE::Status* damage) const;
   // Adds lookups to RocksDB's bloom filter tickers, if statistics are on.
   void RecordProbes(const ProbeCounts& counts) const;
@@ -135,7 +138,7 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   // its first entry on.
   ROCKSDB_NAMESPACE::Status SaveVersions(
       EntryView entry, const Slice& user_key,
-      ROCKSDB_NAMESPACE::SequenceNumber sequence,
+      ROCKSDB_NAMESPACE::SequenceNumber sequence, bool verify,
       ROCKSDB_NAMESPACE::GetContext* get_context) const;
   // Compares a stored internal key, as the iterator presents it, with an
   // internal key.

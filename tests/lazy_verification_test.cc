@@ -224,6 +224,22 @@ TEST_P(LazyTableTest, DamagedDataChunkFailsOnlyTheKeysInIt) {
                   .IsCorruption());
 }
 
+TEST_P(LazyTableTest, VerifyChecksumsOffReadsWithoutVerifyingOrMarking) {
+  ASSERT_OK(OpenDamaged(layout_.data_size / 2));
+  // As BlockBasedTable does, ReadOptions::verify_checksums=false skips the
+  // check: at most the entry whose header was hit fails to parse.
+  ReadOptions unchecked;
+  unchecked.verify_checksums = false;
+  int failed = 0;
+  for (int i = 0; i < kKeys; i++) {
+    failed +=
+        !harness_->Get(UserKey(i), kMaxSequenceNumber, unchecked).status.ok();
+  }
+  EXPECT_LE(failed, 1);
+  // Those reads marked no chunk verified: checked reads still fail.
+  EXPECT_GT(GetAll(), 100);
+}
+
 TEST_P(LazyTableTest, DamagedBucketChunkFailsOnlyTheKeysHashedToIt) {
   const uint64_t offset = layout_.buckets_offset + kChecksumChunkSize + 100;
   ASSERT_OK(OpenDamaged(offset));

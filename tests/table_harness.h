@@ -97,7 +97,8 @@ class TableHarness {
   };
 
   GetResult Get(const Slice& user_key,
-                SequenceNumber snapshot = kMaxSequenceNumber) {
+                SequenceNumber snapshot = kMaxSequenceNumber,
+                const ReadOptions& read_options = ReadOptions()) {
     GetResult r;
     PinnableSlice value;
     MergeContext merge_context;
@@ -107,7 +108,7 @@ class TableHarness {
                    nullptr, &merge_context, /*do_merge=*/true,
                    &max_covering_tombstone_seq, SystemClock::Default().get());
     const std::string lookup = InternalKeyOf(user_key, snapshot, kTypeValue);
-    r.status = reader_->Get(ReadOptions(), lookup, &ctx, nullptr);
+    r.status = reader_->Get(read_options, lookup, &ctx, nullptr);
     r.state = ctx.State();
     r.value = value.ToString();
     r.pinned = value.IsPinned();
