@@ -28,10 +28,10 @@ workload are printed.
 Default run: about 3-5 minutes on 2 busy cores. The lead's scaling run on a
 bigger machine, for example:
   db_bench_ext/memtable_compare.py --insert_threads=1,2,4,8,16 --repeats=5
-and with per-CPU counters (the default stripes per last-level cache, which is
-one stripe on a machine whose cores share one LLC):
+and with another counter striping than the default (auto: per last-level
+cache where there are several, else per CPU):
   db_bench_ext/memtable_compare.py --workloads=insert \
-      --insert_threads=1,2,4,8,16 --striped_hash_options=stripe_mode=core
+      --insert_threads=1,2,4,8,16 --striped_hash_options=stripe_mode=llc
 """
 import argparse
 import json
