@@ -40,6 +40,8 @@ namespace {
 
 using rocksdb_cuckoo::testing::CommaAppendOperator;
 using rocksdb_cuckoo::testing::Printable;
+using rocksdb_cuckoo::testing::ReadWholeFile;
+using rocksdb_cuckoo::testing::WriteWholeFile;
 
 using ROCKSDB_NAMESPACE::CompactRangeOptions;
 using ROCKSDB_NAMESPACE::ConfigOptions;
@@ -64,19 +66,6 @@ std::string ToHex(int byte) {
   char buf[3];
   std::snprintf(buf, sizeof(buf), "%02x", byte & 0xff);
   return buf;
-}
-
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in),
-                     std::istreambuf_iterator<char>());
-}
-
-void WriteWholeFile(const std::string& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(data.data(), static_cast<std::streamsize>(data.size()));
-  out.close();
-  ASSERT_TRUE(out.good()) << path;
 }
 
 std::string UniqueTempDir(const std::string& tag) {
@@ -164,7 +153,7 @@ class CorruptionTest : public ::testing::TestWithParam<CorruptionParam> {
     // The undamaged file must read back as exactly the expected data.
     baseline_.assign(expected_.begin(), expected_.end());
     for (bool mmap : {false, true}) {
-      ASSERT_NO_FATAL_FAILURE(WriteWholeFile(scratch_path_, pristine_));
+      ASSERT_TRUE(WriteWholeFile(scratch_path_, pristine_));
       Outcome outcome;
       ASSERT_NO_FATAL_FAILURE(CheckSstFileReader(mmap, &outcome));
       ASSERT_EQ(outcome, Outcome::kIntact) << "mmap=" << mmap;
@@ -437,7 +426,7 @@ class CorruptionTest : public ::testing::TestWithParam<CorruptionParam> {
       const std::string damaged = damage(offset, &how);
       SCOPED_TRACE(how + " at offset " + std::to_string(offset) + " of " +
                    std::to_string(pristine_.size()));
-      ASSERT_NO_FATAL_FAILURE(WriteWholeFile(scratch_path_, damaged));
+      ASSERT_TRUE(WriteWholeFile(scratch_path_, damaged));
       for (bool mmap : {false, true}) {
         SCOPED_TRACE(mmap ? "SstFileReader, mmap" : "SstFileReader, pread");
         SetCrashContext(how.c_str(), offset, pristine_.size(),
@@ -449,12 +438,12 @@ class CorruptionTest : public ::testing::TestWithParam<CorruptionParam> {
       if (i % kDbEvery == 0 || offset + 8 >= pristine_.size()) {
         SCOPED_TRACE("DB reopen");
         SetCrashContext(how.c_str(), offset, pristine_.size(), "DB reopen");
-        ASSERT_NO_FATAL_FAILURE(WriteWholeFile(sst_path_, damaged));
+        ASSERT_TRUE(WriteWholeFile(sst_path_, damaged));
         Outcome outcome;
         ASSERT_NO_FATAL_FAILURE(CheckDb(&outcome));
         tally->Add(outcome, offset);
         // Cheap restore: the pristine bytes go back under the same name.
-        ASSERT_NO_FATAL_FAILURE(WriteWholeFile(sst_path_, pristine_));
+        ASSERT_TRUE(WriteWholeFile(sst_path_, pristine_));
       }
     }
   }
@@ -516,7 +505,7 @@ TEST_P(CorruptionTest, VerifyChecksumReportsFlippedDataByte) {
     Options options = options_;
     options.allow_mmap_reads = mmap;
     {
-      ASSERT_NO_FATAL_FAILURE(WriteWholeFile(scratch_path_, pristine_));
+      ASSERT_TRUE(WriteWholeFile(scratch_path_, pristine_));
       SstFileReader reader(options);
       ASSERT_TRUE(reader.Open(scratch_path_).ok());
       Status s = reader.VerifyChecksum();
@@ -527,7 +516,7 @@ TEST_P(CorruptionTest, VerifyChecksumReportsFlippedDataByte) {
     for (size_t delta : {size_t{0}, size_t{100}, size_t{2999}}) {
       std::string damaged = pristine_;
       damaged[pos + delta] ^= 0x20;
-      ASSERT_NO_FATAL_FAILURE(WriteWholeFile(scratch_path_, damaged));
+      ASSERT_TRUE(WriteWholeFile(scratch_path_, damaged));
       SstFileReader reader(options);
       Status s = reader.Open(scratch_path_);
       if (s.ok()) s = reader.VerifyChecksum();

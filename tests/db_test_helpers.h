@@ -4,11 +4,27 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "rocksdb/merge_operator.h"
 
 namespace rocksdb_cuckoo::testing {
+
+// A file's whole contents ("" if it cannot be read).
+inline std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in),
+                     std::istreambuf_iterator<char>());
+}
+
+// Replaces a file's contents; false if they could not be written.
+inline bool WriteWholeFile(const std::string& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+  out.close();
+  return out.good();
+}
 
 // Joins merge operands with ','; merge operands must survive in the files.
 class CommaAppendOperator : public ROCKSDB_NAMESPACE::AssociativeMergeOperator {

@@ -20,6 +20,7 @@
 #include "table/cuckoo_hash_table.h"
 #include "table/cuckoo_hash_table_format.h"
 #include "table/internal_iterator.h"
+#include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
 #include "tests/table_harness.h"
 #include "util/checksum.h"
@@ -29,21 +30,10 @@ namespace rocksdb_cuckoo {
 namespace {
 
 using testing::InternalKeyOf;
+using testing::ReadWholeFile;
 using testing::TableHarness;
+using testing::WriteWholeFile;
 using namespace ROCKSDB_NAMESPACE;
-
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in),
-                     std::istreambuf_iterator<char>());
-}
-
-void WriteWholeFile(const std::string& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(data.data(), static_cast<std::streamsize>(data.size()));
-  out.close();
-  ASSERT_TRUE(out.good()) << path;
-}
 
 Layout LayoutOf(const std::string& file) {
   Layout layout;
@@ -165,7 +155,9 @@ class LazyTableTest : public ::testing::TestWithParam<bool> {
   Status OpenDamaged(uint64_t offset) {
     std::string damaged = pristine_;
     damaged[offset] ^= 0x10;
-    WriteWholeFile(harness_->path(), damaged);
+    if (!WriteWholeFile(harness_->path(), damaged)) {
+      return Status::IOError("cannot write " + harness_->path());
+    }
     return harness_->Open();
   }
 
@@ -366,7 +358,7 @@ TEST_P(FormatOneTest, DamageIsFoundAtOpen) {
        {uint64_t{5}, layout.order_offset + 1, layout.buckets_offset + 70}) {
     std::string damaged = pristine;
     damaged[offset] ^= 0x01;
-    WriteWholeFile(path, damaged);
+    ASSERT_TRUE(WriteWholeFile(path, damaged));
     SstFileReader reader(options_);
     const Status s = reader.Open(path);
     EXPECT_TRUE(s.IsCorruption())

@@ -21,18 +21,24 @@ TEST(ThreadParkerTest, AnUnparkBeforeTheParkIsRemembered) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, 1s);
 }
 
-TEST(ThreadParkerTest, ParkSleepsUntilUnpark) {
-  ThreadParker parker;
+// A Park on another thread must still be asleep 50 ms later, and wake on
+// the next Unpark.
+void ExpectParkSleepsUntilUnpark(ThreadParker* parker) {
   std::atomic<bool> woke{false};
   std::thread sleeper([&] {
-    parker.Park();
+    parker->Park();
     woke = true;
   });
   std::this_thread::sleep_for(50ms);
   EXPECT_FALSE(woke.load());
-  parker.Unpark();
+  parker->Unpark();
   sleeper.join();
   EXPECT_TRUE(woke.load());
+}
+
+TEST(ThreadParkerTest, ParkSleepsUntilUnpark) {
+  ThreadParker parker;
+  ExpectParkSleepsUntilUnpark(&parker);
 }
 
 TEST(ThreadParkerTest, UnparksDoNotAccumulate) {
@@ -40,16 +46,7 @@ TEST(ThreadParkerTest, UnparksDoNotAccumulate) {
   parker.Unpark();
   parker.Unpark();
   parker.Park();  // takes the one remembered wake-up
-  std::atomic<bool> woke{false};
-  std::thread sleeper([&] {
-    parker.Park();
-    woke = true;
-  });
-  std::this_thread::sleep_for(50ms);
-  EXPECT_FALSE(woke.load());
-  parker.Unpark();
-  sleeper.join();
-  EXPECT_TRUE(woke.load());
+  ExpectParkSleepsUntilUnpark(&parker);
 }
 
 TEST(ThreadParkerTest, NoWakeUpIsLostInAPingPong) {
