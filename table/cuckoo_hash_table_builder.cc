@@ -79,6 +79,7 @@ CuckooHashTableBuilder::CuckooHashTableBuilder(
   status_ = CheckComparator(ioptions_.user_comparator);
   if (status_.ok()) status_ = CheckOptions(options_);
   if (status_.ok()) status_ = PrepareWriteOptions(tbo, &io_options_);
+  StartBulkRegion();  // the data region
 }
 
 void CuckooHashTableBuilder::Append(const Slice& bytes) {
@@ -88,19 +89,32 @@ void CuckooHashTableBuilder::Append(const Slice& bytes) {
     status_ = io_status_;
     return;
   }
-  region_checksum_->Update(bytes.data(), bytes.size());
-  chunk_checksums_.Update(bytes.data(), bytes.size());
+  // Each byte is hashed once, the way a reader will check its region.
+  if (bulk_region_) {
+    chunk_checksums_.Update(bytes.data(), bytes.size());
+  } else {
+    region_checksum_->Update(bytes.data(), bytes.size());
+  }
   offset_ += bytes.size();
 }
 
-uint64_t CuckooHashTableBuilder::EndRegion(bool bulk) {
-  std::string sums;
-  chunk_checksums_.Finish(&sums);
-  const uint64_t whole = region_checksum_->Digest();
-  region_checksum_.reset(new ChecksumStream(options_.checksum));
-  if (!bulk || !layout_.chunked()) return whole;
-  chunk_sums_.append(sums);
-  return ComputeChecksum(options_.checksum, sums.data(), sums.size());
+void CuckooHashTableBuilder::StartBulkRegion() {
+  bulk_region_ = layout_.chunked();
+}
+
+uint64_t CuckooHashTableBuilder::EndRegion() {
+  uint64_t checksum;
+  if (bulk_region_) {
+    const size_t start = chunk_sums_.size();
+    chunk_checksums_.Finish(&chunk_sums_);
+    checksum = ComputeChecksum(options_.checksum, chunk_sums_.data() + start,
+                               chunk_sums_.size() - start);
+  } else {
+    checksum = region_checksum_->Digest();
+    region_checksum_.reset(new ChecksumStream(options_.checksum));
+  }
+  bulk_region_ = false;
+  return checksum;
 }
 
 // Counts exactly as BlockBasedTable does, range tombstones included, because
@@ -218,7 +232,8 @@ uint64_t CuckooHashTableBuilder::EstimatedFileSize() const {
 
 void CuckooHashTableBuilder::WriteOrderIndex() {
   layout_.data_size = offset_;
-  layout_.region_checksum[0] = EndRegion(/*bulk=*/true);
+  layout_.region_checksum[0] = EndRegion();
+  StartBulkRegion();
   layout_.order_offset = offset_;
   layout_.order_width = offset_ <= UINT32_MAX ? 4 : 8;
   std::string chunk;
@@ -233,13 +248,13 @@ void CuckooHashTableBuilder::WriteOrderIndex() {
       chunk.clear();
     }
   }
-  layout_.region_checksum[1] = EndRegion(/*bulk=*/true);
+  layout_.region_checksum[1] = EndRegion();
   // Buckets start on a cache-line boundary (the file is mapped or loaded at
   // an aligned address), so one probe is one cache line.
   const uint64_t pad = (kBucketSize - offset_ % kBucketSize) % kBucketSize;
   if (pad > 0) {
     Append(std::string(pad, '\0'));
-    EndRegion(/*bulk=*/false);  // padding is checked to be zeros instead
+    EndRegion();  // padding is checked to be zeros instead
   }
 }
 
@@ -322,9 +337,10 @@ void CuckooHashTableBuilder::WriteHashIndex() {
       buckets[b].Set(s, fingerprint(key), group_offsets_[key]);
     }
   }
+  StartBulkRegion();
   Append(Slice(reinterpret_cast<const char*>(buckets.data()),
                num_buckets * kBucketSize));
-  layout_.region_checksum[2] = EndRegion(/*bulk=*/true);
+  layout_.region_checksum[2] = EndRegion();
 
   layout_.stash_offset = offset_;
   std::string stash;
@@ -333,17 +349,17 @@ void CuckooHashTableBuilder::WriteHashIndex() {
   }
   Append(stash);
   layout_.num_stash = placement.stash.size();
-  layout_.region_checksum[3] = EndRegion(/*bulk=*/false);
+  layout_.region_checksum[3] = EndRegion();
 
   layout_.range_del_offset = offset_;
   Append(range_dels_);
   layout_.range_del_size = range_dels_.size();
   layout_.num_range_dels = properties_.num_range_deletions;
-  layout_.region_checksum[4] = EndRegion(/*bulk=*/false);
+  layout_.region_checksum[4] = EndRegion();
 
   // Vouched for, a region's part at a time, by the bulk regions' checksums.
   Append(chunk_sums_);
-  EndRegion(/*bulk=*/false);
+  EndRegion();
 
   auto& user = properties_.user_collected_properties;
   const uint64_t slots = num_buckets * kSlotsPerBucket;
@@ -383,7 +399,7 @@ void CuckooHashTableBuilder::WriteMetaBlocks() {
   layout_.properties_size = metaindex_offset - layout_.meta_offset;
   Append(metaindex.Finish());
   layout_.meta_size = offset_ - layout_.meta_offset;
-  layout_.region_checksum[5] = EndRegion(/*bulk=*/false);
+  layout_.region_checksum[5] = EndRegion();
 }
 
 Status CuckooHashTableBuilder::Finish() {

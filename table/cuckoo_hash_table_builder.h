@@ -43,16 +43,19 @@ class CuckooHashTableBuilder : public ROCKSDB_NAMESPACE::TableBuilder {
   const char* GetFileChecksumFuncName() const override;
 
  private:
-  // Appends to the file and to the running checksum of the current region.
+  // Appends to the file and to the checksum of the current region.
   void Append(const ROCKSDB_NAMESPACE::Slice& bytes);
   void CountInProperties(ROCKSDB_NAMESPACE::ValueType type,
                          const ROCKSDB_NAMESPACE::Slice& key,
                          const ROCKSDB_NAMESPACE::Slice& value);
-  // Finishes the current region and starts the next. Returns the region's
-  // checksum: of its bytes, or, for a bulk region (data, order index,
-  // buckets) of a chunked layout, of its chunk checksums, which it keeps for
-  // the chunk checksum region.
-  uint64_t EndRegion(bool bulk);
+  // The region from here to the next EndRegion is a bulk one (data, order
+  // index, buckets): in a chunked layout, checksummed per chunk. Any other
+  // region is checksummed as a whole.
+  void StartBulkRegion();
+  // Finishes the current region and returns its checksum: of its bytes, or,
+  // for a bulk region, of its chunk checksums, which are kept for the chunk
+  // checksum region. The next region is not a bulk one unless started so.
+  uint64_t EndRegion();
   // Range tombstones, in the order they come, for a region of their own.
   void AddRangeTombstone(const ROCKSDB_NAMESPACE::Slice& key,
                          const ROCKSDB_NAMESPACE::Slice& value);
@@ -89,8 +92,9 @@ class CuckooHashTableBuilder : public ROCKSDB_NAMESPACE::TableBuilder {
   std::string pending_;
   Placement placement_;
   std::unique_ptr<ChecksumStream> region_checksum_;
-  ChunkChecksums chunk_checksums_;  // of the current region
-  std::string chunk_sums_;          // of the bulk regions so far
+  ChunkChecksums chunk_checksums_;  // of the current region, if bulk
+  bool bulk_region_ = false;
+  std::string chunk_sums_;  // of the bulk regions so far
   std::string scratch_;
   std::string last_user_key_;
   std::string range_dels_;               // encoded range tombstone entries
