@@ -9,14 +9,10 @@ namespace rocksdb_cuckoo {
 
 ChunkVerifier::ChunkVerifier(ChecksumType type, const char* region,
                              uint64_t size, const char* sums, const char* name)
-    : type_(type),
-      region_(region),
-      size_(size),
-      sums_(sums),
-      name_(name),
-      verified_(
-          new std::atomic<uint64_t>[(Layout::NumChunks(size) + 63) / 64]) {
-  for (uint64_t i = 0; i < (Layout::NumChunks(size) + 63) / 64; i++) {
+    : type_(type), region_(region), size_(size), sums_(sums), name_(name) {
+  const uint64_t words = (Layout::NumChunks(size) + 63) / 64;
+  verified_.reset(new std::atomic<uint64_t>[words]);
+  for (uint64_t i = 0; i < words; i++) {
     verified_[i].store(0, std::memory_order_relaxed);
   }
 }
