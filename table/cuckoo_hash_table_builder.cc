@@ -181,11 +181,16 @@ void CuckooHashTableBuilder::AddEntry(const Slice& user_key, const Slice& key,
   const uint64_t entry_size = scratch_.size() + key.size() + value.size();
   if (slot_ordered_ &&
       (!new_user_key ||
-       (entry_offsets_.size() > 0 && entry_size != slot_entry_size_) ||
+       (entry_offsets_.size() > 0 &&
+        (entry_size != slot_entry_size_ || key.size() != slot_key_size_)) ||
        pending_.size() + entry_size > kMaxSlotOrderedBytes)) {
     StopSlotOrdering();
   }
   slot_entry_size_ = entry_size;
+  slot_key_size_ = key.size();
+  slot_value_size_ = value.size();
+  plain_trailers_ = plain_trailers_ && ExtractInternalKeyFooter(key) ==
+                                           PackSequenceAndType(0, kTypeValue);
   if (new_user_key && !StartUserKey(user_key)) return;
   entry_offsets_.push_back(data_bytes_);
   data_bytes_ += entry_size;
@@ -223,9 +228,10 @@ void CuckooHashTableBuilder::StopSlotOrdering() {
 }
 
 uint64_t CuckooHashTableBuilder::EstimatedFileSize() const {
-  // What Finish() will add: order index, ~8/ratio bytes of buckets per key.
-  const double per_key =
-      kBucketSize / (kSlotsPerBucket * options_.hash_table_ratio);
+  // What Finish() will add: order index, ~8/ratio (slot order: ~2/ratio)
+  // bytes of buckets per key.
+  const double per_key = (slot_ordered_ ? kFingerprintsSize : kBucketSize) /
+                         (kSlotsPerBucket * options_.hash_table_ratio);
   return data_bytes_ + entry_offsets_.size() * 4 +
          static_cast<uint64_t>(group_offsets_.size() * per_key);
 }
@@ -292,8 +298,17 @@ void CuckooHashTableBuilder::PlaceUserKeys() {
 void CuckooHashTableBuilder::WriteSlotOrderedData() {
   // Entry of slot i (stash key j: slot num_slots + j) at i * entry size;
   // empty slots are zeros. A reader can then locate a bucket's entries from
-  // the hash alone and load them together with the bucket.
-  const uint64_t size = slot_entry_size_;
+  // the hash alone and load them together with the bucket. pending_ holds
+  // the entries with their varints, all of one size, which slot entries
+  // drop along with the trailer when every trailer is the same.
+  const uint64_t held = slot_entry_size_;
+  const uint64_t value_size = slot_value_size_;
+  const uint64_t header = held - slot_key_size_ - value_size;
+  // An entry of no bytes at all could not mark the layout as slot ordered.
+  const bool drop_trailers =
+      plain_trailers_ && slot_key_size_ - 8 + value_size > 0;
+  const uint64_t key_size = slot_key_size_ - (drop_trailers ? 8 : 0);
+  const uint64_t size = key_size + value_size;
   const uint64_t num_slots = layout_.num_buckets * kSlotsPerBucket;
   const std::string empty(size, '\0');
   std::string chunk;
@@ -301,7 +316,9 @@ void CuckooHashTableBuilder::WriteSlotOrderedData() {
     if (key == Placement::kEmpty) {
       chunk.append(empty);
     } else {
-      chunk.append(pending_, key * size, size);
+      const uint64_t at = key * held + header;
+      chunk.append(pending_, at, key_size);
+      chunk.append(pending_, at + slot_key_size_, value_size);
       group_offsets_[key] = entry_offsets_[key] = slot * size;
     }
     if (chunk.size() >= (1 << 20)) {
@@ -318,6 +335,8 @@ void CuckooHashTableBuilder::WriteSlotOrderedData() {
   Append(chunk);
   std::string().swap(pending_);
   layout_.slot_entry_size = size;
+  layout_.slot_key_size = static_cast<uint32_t>(key_size);
+  layout_.keys_without_trailers = drop_trailers;
 }
 
 void CuckooHashTableBuilder::WriteHashIndex() {
@@ -338,8 +357,19 @@ void CuckooHashTableBuilder::WriteHashIndex() {
     }
   }
   StartBulkRegion();
-  Append(Slice(reinterpret_cast<const char*>(buckets.data()),
-               num_buckets * kBucketSize));
+  if (layout_.fixed_slots()) {
+    // Each bucket's fingerprints alone: a slot's index names its entry.
+    std::string fingerprints;
+    fingerprints.reserve(num_buckets * kFingerprintsSize);
+    for (const Bucket& bucket : buckets) {
+      fingerprints.append(reinterpret_cast<const char*>(&bucket.fingerprints),
+                          kFingerprintsSize);
+    }
+    Append(fingerprints);
+  } else {
+    Append(Slice(reinterpret_cast<const char*>(buckets.data()),
+                 num_buckets * kBucketSize));
+  }
   layout_.region_checksum[2] = EndRegion();
 
   layout_.stash_offset = offset_;

@@ -88,7 +88,11 @@ class CuckooHashTableBuilder : public ROCKSDB_NAMESPACE::TableBuilder {
   // While every entry has the same size and its own user key, the data
   // region is held in pending_ so Finish() can write it in slot order.
   bool slot_ordered_;
-  uint64_t slot_entry_size_ = 0;
+  uint64_t slot_entry_size_ = 0;  // with its varints
+  uint64_t slot_key_size_ = 0;    // internal key
+  uint64_t slot_value_size_ = 0;
+  // Every entry so far is a kTypeValue at sequence 0 (a bottommost file).
+  bool plain_trailers_ = true;
   std::string pending_;
   Placement placement_;
   std::unique_ptr<ChecksumStream> region_checksum_;

@@ -15,6 +15,7 @@ using ROCKSDB_NAMESPACE::PutVarint32Varint32;
 namespace {
 constexpr size_t kFieldsAt = 8;  // after version, checksum type and flags
 constexpr size_t kSelfChecksumAt = kLayoutSize - 8;
+constexpr uint8_t kKeysWithoutTrailersFlag = 1;
 }  // namespace
 
 // Every 64-bit field, in encoding order; the region checksums follow them.
@@ -38,8 +39,15 @@ void Layout::EncodeTo(std::string* dst) const {
   dst->push_back(static_cast<char>(checksum));
   dst->push_back(identity_as_first_hash ? 1 : 0);
   dst->push_back(static_cast<char>(order_width));
-  dst->push_back(0);
-  ForEachField(*this, [dst](uint64_t v) { PutFixed64(dst, v); });
+  dst->push_back(keys_without_trailers ? kKeysWithoutTrailersFlag : 0);
+  // Fixed slot entries keep their key size in the high half of the entry
+  // size field (both sizes are below 4 GiB).
+  Layout encoded = *this;
+  if (fixed_slots()) {
+    encoded.slot_entry_size =
+        uint64_t{slot_key_size} << 32 | (slot_entry_size - slot_key_size);
+  }
+  ForEachField(encoded, [dst](uint64_t v) { PutFixed64(dst, v); });
   dst->resize(start + kSelfChecksumAt, '\0');
   // The layout decides every bound the reader trusts, so it is always
   // checksummed, whatever the user chose for the bulk regions.
@@ -65,20 +73,28 @@ Status Layout::DecodeFrom(const Slice& input, uint64_t file_size) {
   checksum = static_cast<ROCKSDB_NAMESPACE::ChecksumType>(p[4]);
   identity_as_first_hash = p[5] != 0;
   order_width = static_cast<uint8_t>(p[6]);
+  const uint8_t flags = static_cast<uint8_t>(p[7]);
+  keys_without_trailers = (flags & kKeysWithoutTrailersFlag) != 0;
   const char* q = p + kFieldsAt;
   ForEachField(*this, [&q](uint64_t& v) {
     v = DecodeFixed64(q);
     q += 8;
   });
+  if (fixed_slots()) {
+    slot_key_size = static_cast<uint32_t>(slot_entry_size >> 32);
+    slot_entry_size = uint64_t{slot_key_size} + (slot_entry_size & UINT32_MAX);
+  }
 
   if (!IsSupportedChecksum(checksum) ||
-      (order_width != 4 && order_width != 8) || p[5] > 1) {
+      (order_width != 4 && order_width != 8) || p[5] > 1 ||
+      (flags & ~kKeysWithoutTrailersFlag) != 0 ||
+      (keys_without_trailers && !fixed_slots())) {
     return Status::Corruption("CuckooHashTable: bad layout parameters");
   }
   // Every count is bounded by the file size before it is multiplied, so the
   // region arithmetic below cannot overflow.
   const bool counts_fit =
-      num_entries <= file_size && num_buckets <= file_size / kBucketSize &&
+      num_entries <= file_size && num_buckets <= file_size / bucket_stride() &&
       num_stash <= file_size / 8 && num_user_keys <= num_entries &&
       num_range_dels <= file_size;
   if (!counts_fit || data_size > kMaxEntryOffset ||
@@ -100,14 +116,30 @@ Status Layout::DecodeFrom(const Slice& input, uint64_t file_size) {
   if (!regions_in_order) {
     return Status::Corruption("CuckooHashTable: layout regions out of bounds");
   }
+  // A stored trailer needs 8 bytes of key.
+  const bool slot_key_fits =
+      !fixed_slots() || (slot_key_size <= slot_entry_size &&
+                         (keys_without_trailers || slot_key_size >= 8));
   if (slot_entry_size > 0 &&
       (num_user_keys != num_entries || slot_entry_size > data_size ||
        data_size % slot_entry_size != 0 ||
        data_size / slot_entry_size !=
-           num_buckets * kSlotsPerBucket + num_stash)) {
+           num_buckets * kSlotsPerBucket + num_stash ||
+       !slot_key_fits)) {
     return Status::Corruption("CuckooHashTable: bad slot-ordered layout");
   }
   return Status::OK();
+}
+
+Status Layout::DecodeFromFile(const Slice& file) {
+  if (file.size() < kLayoutSize + kRocksDBFooterSize) {
+    return Status::Corruption("CuckooHashTable: file too short (" +
+                              std::to_string(file.size()) + " bytes)");
+  }
+  return DecodeFrom(
+      Slice(file.data() + file.size() - kRocksDBFooterSize - kLayoutSize,
+            kLayoutSize),
+      file.size());
 }
 
 Status AppendRocksDBFooter(const Layout& layout, std::string* dst) {

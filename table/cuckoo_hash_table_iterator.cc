@@ -42,17 +42,16 @@ void CuckooHashTableIterator::MoveTo(uint64_t index) {
     status_ = s;
     return;
   }
-  if (!IsStoredType(ROCKSDB_NAMESPACE::ExtractValueType(entry_.internal_key))) {
+  if (!IsStoredType(
+          static_cast<ROCKSDB_NAMESPACE::ValueType>(entry_.trailer & 0xff))) {
     status_ = Status::Corruption("CuckooHashTable: malformed entry");
     return;
   }
   valid_ = true;
   if (!keys_in_file_) {
-    const Slice& stored = entry_.internal_key;
-    key_buffer_.assign(stored.data(), stored.size() - 8);
-    ROCKSDB_NAMESPACE::PutFixed64(
-        &key_buffer_, reader_->PresentedTrailer(
-                          ROCKSDB_NAMESPACE::ExtractInternalKeyFooter(stored)));
+    key_buffer_.assign(entry_.user_key.data(), entry_.user_key.size());
+    ROCKSDB_NAMESPACE::PutFixed64(&key_buffer_,
+                                  reader_->PresentedTrailer(entry_.trailer));
   }
 }
 

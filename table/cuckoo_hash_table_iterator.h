@@ -29,7 +29,7 @@ class CuckooHashTableIterator : public ROCKSDB_NAMESPACE::InternalIterator {
   void Next() override { MoveTo(index_ + 1); }
   void Prev() override { MoveTo(index_ - 1); }
   Slice key() const override {
-    return keys_in_file_ ? entry_.internal_key : Slice(key_buffer_);
+    return keys_in_file_ ? entry_.internal_key() : Slice(key_buffer_);
   }
   Slice value() const override { return entry_.value; }
   ROCKSDB_NAMESPACE::Status status() const override { return status_; }

@@ -45,9 +45,7 @@ Status CuckooHashTableReader::Open(
         "CuckooHashTable: bad magic number (not a CuckooHashTable file)");
   }
   Layout layout;
-  s = layout.DecodeFrom(
-      Slice(base + file_size - kRocksDBFooterSize - kLayoutSize, kLayoutSize),
-      file_size);
+  s = layout.DecodeFromFile(Slice(base, file_size));
   if (!s.ok()) return s;
 
   std::unique_ptr<CuckooHashTableReader> r(
@@ -99,8 +97,7 @@ CuckooHashTableReader::CuckooHashTableReader(const TableReaderOptions& options,
       data_(memory->data()),
       statistics_(options.ioptions.stats),
       single_versions_(layout.num_user_keys == layout.num_entries),
-      buckets_(reinterpret_cast<const Bucket*>(memory->data() +
-                                               layout.buckets_offset)) {}
+      bucket_array_(memory->data() + layout.buckets_offset) {}
 
 CuckooHashTableReader::~CuckooHashTableReader() { memory_->Close(); }
 
@@ -241,13 +238,11 @@ Status CuckooHashTableReader::LoadRangeTombstones() {
   for (uint64_t offset = 0; offset < layout_.range_del_size;
        offset = entry.next_offset) {
     if (!ParseEntry(region, layout_.range_del_size, offset, &entry) ||
-        ExtractValueType(entry.internal_key) != kTypeRangeDeletion) {
+        static_cast<ValueType>(entry.trailer & 0xff) != kTypeRangeDeletion) {
       return Status::Corruption("CuckooHashTable: malformed range tombstone");
     }
-    keys.push_back(entry.internal_key.ToString());
-    std::string& key = keys.back();
-    EncodeFixed64(&key[key.size() - 8],
-                  PresentedTrailer(ExtractInternalKeyFooter(key)));
+    keys.push_back(entry.user_key.ToString());
+    PutFixed64(&keys.back(), PresentedTrailer(entry.trailer));
     values.push_back(entry.value.ToString());
   }
   if (keys.size() != layout_.num_range_dels) {
@@ -276,7 +271,10 @@ Status CuckooHashTableReader::VerifyChecksum(const ReadOptions& /*options*/,
 inline bool CuckooHashTableReader::ReadEntry(uint64_t offset, EntryView* entry,
                                              bool verify,
                                              Status* damage) const {
-  if (ParseEntry(data_, layout_.data_size, offset, entry)) {
+  const bool parsed = layout_.fixed_slots()
+                          ? ParseSlotEntry(data_, layout_, offset, entry)
+                          : ParseEntry(data_, layout_.data_size, offset, entry);
+  if (parsed) {
     return !verify ||
            data_chunks_.Check(offset, entry->next_offset - offset, damage);
   }
@@ -291,23 +289,20 @@ inline CuckooHashTableReader::Match CuckooHashTableReader::KeyAt(
     uint64_t offset, const Slice& user_key, EntryView* entry, bool verify,
     Status* damage) const {
   if (!ReadEntry(offset, entry, verify, damage)) return Match::kDamaged;
-  return entry->internal_key.size() - 8 == user_key.size() &&
-                 memcmp(entry->internal_key.data(), user_key.data(),
-                        user_key.size()) == 0
-             ? Match::kSame
-             : Match::kOther;
+  return entry->user_key == user_key ? Match::kSame : Match::kOther;
 }
 
 CuckooHashTableReader::Match CuckooHashTableReader::MatchInBucket(
-    const Bucket& bucket, uint16_t fingerprint, const Slice& user_key,
+    uint64_t bucket, uint16_t fingerprint, const Slice& user_key,
     EntryView* entry, bool* fingerprint_seen, bool verify,
     Status* damage) const {
-  for (uint32_t mask = bucket.SlotsWith(fingerprint); mask != 0;) {
+  for (uint32_t mask = FingerprintsAt(bucket).SlotsWith(fingerprint);
+       mask != 0;) {
     *fingerprint_seen = true;
     const uint32_t slot = FirstSlot(mask);
     mask &= ~(3u << (2 * slot));
     const Match match =
-        KeyAt(bucket.OffsetAt(slot), user_key, entry, verify, damage);
+        KeyAt(EntryOffset(bucket, slot), user_key, entry, verify, damage);
     if (match != Match::kOther) return match;
   }
   return Match::kOther;
@@ -317,13 +312,13 @@ CuckooHashTableReader::Probe CuckooHashTableReader::FindUserKey(
     const Slice& user_key, const KeyHash& kh, EntryView* entry, bool verify,
     Status* damage) const {
   bool seen = false;
+  const uint64_t stride = layout_.bucket_stride();
   for (const uint64_t b : {kh.bucket1, kh.bucket2}) {
-    if (verify && !bucket_chunks_.Check(b * kBucketSize, kBucketSize, damage)) {
+    if (verify && !bucket_chunks_.Check(b * stride, stride, damage)) {
       return Probe::kDamaged;
     }
-    const Bucket& bucket = buckets_[b];
-    switch (MatchInBucket(bucket, kh.fingerprint, user_key, entry, &seen,
-                          verify, damage)) {
+    switch (MatchInBucket(b, kh.fingerprint, user_key, entry, &seen, verify,
+                          damage)) {
       case Match::kSame:
         return Probe::kFound;
       case Match::kDamaged:
@@ -332,7 +327,7 @@ CuckooHashTableReader::Probe CuckooHashTableReader::FindUserKey(
         break;
     }
     // See the invariant in the format header.
-    if (!bucket.Full())
+    if (!FingerprintsAt(b).Full())
       return seen ? Probe::kFingerprintOnly : Probe::kNoFingerprint;
   }
   const char* stash = data_ + layout_.stash_offset;
@@ -368,19 +363,16 @@ Status CuckooHashTableReader::SaveVersions(EntryView entry,
   // (GetContext moves it there), so the value needs no copy.
   Cleanable pinner;
   for (;;) {
-    const Slice& ikey = entry.internal_key;
-    uint64_t packed = DecodeFixed64(ikey.data() + ikey.size() - 8);
-    const ValueType type = static_cast<ValueType>(packed & 0xff);
+    const ValueType type = static_cast<ValueType>(entry.trailer & 0xff);
     if (!IsStoredType(type)) {
       return Status::Corruption("CuckooHashTable: unknown value type");
     }
-    const SequenceNumber entry_sequence = PresentedTrailer(packed) >> 8;
+    const SequenceNumber entry_sequence = PresentedTrailer(entry.trailer) >> 8;
     if (entry_sequence <= sequence) {
       if (!pinner.HasCleanups()) memory_->PinTo(&pinner);
       Status read_status;
       const bool more = SaveToGetContext(
-          get_context,
-          ParsedInternalKey(ExtractUserKey(ikey), entry_sequence, type),
+          get_context, ParsedInternalKey(entry.user_key, entry_sequence, type),
           entry.value, &pinner, &read_status);
       if (!read_status.ok()) return read_status;
       if (!more) break;
@@ -390,7 +382,7 @@ Status CuckooHashTableReader::SaveVersions(EntryView entry,
     if (single_versions_ || entry.next_offset >= layout_.data_size) break;
     Status damage;
     if (!ReadEntry(entry.next_offset, &entry, verify, &damage)) return damage;
-    if (ExtractUserKey(entry.internal_key) != user_key) break;
+    if (entry.user_key != user_key) break;
   }
   return Status::OK();
 }
@@ -404,7 +396,7 @@ Status CuckooHashTableReader::Get(const ReadOptions& read_options,
   const KeyHash kh = Hash(user_key);
   // About one key in five lives in its second bucket: loading both lines at
   // once costs bandwidth, not latency, and saves those keys a serial miss.
-  __builtin_prefetch(&buckets_[kh.bucket2]);
+  __builtin_prefetch(&FingerprintsAt(kh.bucket2));
   if (layout_.slot_entry_size > 0) {
     // Slot order: the key's entry is most likely in a preferred slot of its
     // first bucket (75% of keys at load 0.9), whose address is known before
@@ -441,8 +433,8 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
   size_t i = 0;
   for (auto it = range->begin(); it != range->end(); ++it, ++i) {
     hashes[i] = Hash(ExtractUserKey(it->ikey));
-    __builtin_prefetch(&buckets_[hashes[i].bucket1]);
-    __builtin_prefetch(&buckets_[hashes[i].bucket2]);
+    __builtin_prefetch(&FingerprintsAt(hashes[i].bucket1));
+    __builtin_prefetch(&FingerprintsAt(hashes[i].bucket2));
   }
   // Pass 2: fingerprints only (buckets are arriving); start loading the
   // likely entry of each key without waiting for it.
@@ -450,15 +442,15 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
   uint64_t candidates[MultiGetContext::MAX_BATCH_SIZE];
   for (size_t k = 0; k < i; k++) {
     const KeyHash& kh = hashes[k];
-    const Bucket& first = buckets_[kh.bucket1];
+    const Fingerprints& first = FingerprintsAt(kh.bucket1);
     uint32_t matches = first.SlotsWith(kh.fingerprint);
-    const Bucket* bucket = &first;
+    uint64_t bucket = kh.bucket1;
     if (matches == 0 && first.Full()) {
-      bucket = &buckets_[kh.bucket2];
-      matches = bucket->SlotsWith(kh.fingerprint);
+      bucket = kh.bucket2;
+      matches = FingerprintsAt(bucket).SlotsWith(kh.fingerprint);
     }
     candidates[k] =
-        matches != 0 ? bucket->OffsetAt(FirstSlot(matches)) : kNoCandidate;
+        matches != 0 ? EntryOffset(bucket, FirstSlot(matches)) : kNoCandidate;
     if (candidates[k] != kNoCandidate) {
       __builtin_prefetch(data_ + candidates[k]);
     }
@@ -508,14 +500,13 @@ Status CuckooHashTableReader::EntryAt(uint64_t index, bool verify,
   return damage;
 }
 
-int CuckooHashTableReader::CompareAsPresented(const Slice& stored,
+int CuckooHashTableReader::CompareAsPresented(const EntryView& entry,
                                               const Slice& target) const {
-  if (keys_as_stored()) return icomp_.Compare(stored, target);
-  const int by_user_key = icomp_.user_comparator()->Compare(
-      ExtractUserKey(stored), ExtractUserKey(target));
+  const int by_user_key =
+      icomp_.user_comparator()->Compare(entry.user_key, ExtractUserKey(target));
   if (by_user_key != 0) return by_user_key;
   // Newer (larger sequence and type) sorts first, as in InternalKey order.
-  const uint64_t presented = PresentedTrailer(ExtractInternalKeyFooter(stored));
+  const uint64_t presented = PresentedTrailer(entry.trailer);
   const uint64_t wanted = ExtractInternalKeyFooter(target);
   return presented > wanted ? -1 : (presented < wanted ? 1 : 0);
 }
@@ -532,7 +523,7 @@ Status CuckooHashTableReader::LowerBound(const Slice& target, bool verify,
       *index = low;
       return s;
     }
-    if (CompareAsPresented(entry.internal_key, target) < 0) {
+    if (CompareAsPresented(entry, target) < 0) {
       low = mid + 1;
     } else {
       high = mid;
@@ -577,7 +568,7 @@ Status CuckooHashTableReader::ApproximateKeyAnchors(
     const Status s = EntryAt(index - 1, read_options.verify_checksums, &entry);
     if (!s.ok()) return s;
     anchors.emplace_back(
-        ExtractUserKey(entry.internal_key),
+        entry.user_key,
         static_cast<size_t>((index - previous) * bytes_per_entry));
     previous = index;
   }

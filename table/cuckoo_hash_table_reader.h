@@ -73,17 +73,21 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   // entry on the way is damaged.
   ROCKSDB_NAMESPACE::Status LowerBound(const Slice& target, bool verify,
                                        uint64_t* index) const;
-  // Whether entries read with their stored trailers (the file was not
-  // ingested with a global seqno; see external_file_seqno.h).
+  // Whether every entry's internal key, as presented, is stored in the file:
+  // the file was not ingested with a global seqno (see
+  // external_file_seqno.h) and keeps its trailers.
   bool keys_as_stored() const {
-    return global_seqno_ == ROCKSDB_NAMESPACE::kDisableGlobalSequenceNumber;
+    return global_seqno_ == ROCKSDB_NAMESPACE::kDisableGlobalSequenceNumber &&
+           !layout_.keys_without_trailers;
   }
   // A stored trailer (sequence << 8 | type) as the reader presents it: an
   // ingested file's entries carry its global seqno. Packed by hand, so a
   // damaged type byte (reported elsewhere) cannot trip RocksDB's asserting
   // PackSequenceAndType.
   uint64_t PresentedTrailer(uint64_t stored) const {
-    return keys_as_stored() ? stored : global_seqno_ << 8 | (stored & 0xff);
+    return global_seqno_ == ROCKSDB_NAMESPACE::kDisableGlobalSequenceNumber
+               ? stored
+               : global_seqno_ << 8 | (stored & 0xff);
   }
 
  protected:
@@ -124,7 +128,7 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   enum class Match { kOther, kSame, kDamaged };
   Match KeyAt(uint64_t offset, const Slice& user_key, EntryView* entry,
               bool verify, ROCKSDB_NAMESPACE::Status* damage) const;
-  Match MatchInBucket(const Bucket& bucket, uint16_t fingerprint,
+  Match MatchInBucket(uint64_t bucket, uint16_t fingerprint,
                       const Slice& user_key, EntryView* entry,
                       bool* fingerprint_seen, bool verify,
                       ROCKSDB_NAMESPACE::Status* damage) const;
@@ -140,9 +144,22 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
       EntryView entry, const Slice& user_key,
       ROCKSDB_NAMESPACE::SequenceNumber sequence, bool verify,
       ROCKSDB_NAMESPACE::GetContext* get_context) const;
-  // Compares a stored internal key, as the iterator presents it, with an
+  // Compares an entry's internal key, as the iterator presents it, with an
   // internal key.
-  int CompareAsPresented(const Slice& stored, const Slice& target) const;
+  int CompareAsPresented(const EntryView& entry, const Slice& target) const;
+  const Fingerprints& FingerprintsAt(uint64_t bucket) const {
+    return *reinterpret_cast<const Fingerprints*>(
+        bucket_array_ + bucket * layout_.bucket_stride());
+  }
+  // Where the entry of a bucket's slot starts: stored in the bucket, or, for
+  // fixed slots, implied by the slot's index.
+  uint64_t EntryOffset(uint64_t bucket, uint32_t slot) const {
+    if (layout_.fixed_slots()) {
+      return (bucket * kSlotsPerBucket + slot) * layout_.slot_entry_size;
+    }
+    return reinterpret_cast<const Bucket*>(bucket_array_ + bucket * kBucketSize)
+        ->OffsetAt(slot);
+  }
   KeyHash Hash(const Slice& user_key) const {
     return HashUserKey(user_key, layout_.identity_as_first_hash,
                        layout_.num_buckets, layout_.hash_seed);
@@ -155,7 +172,7 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   ROCKSDB_NAMESPACE::Statistics* const statistics_;
   // Every user key has one entry: a lookup never reads past it.
   const bool single_versions_;
-  const Bucket* const buckets_;
+  const char* const bucket_array_;
   // Format 2: chunks of the bulk regions, verified as lookups reach them.
   ChunkVerifier data_chunks_;
   ChunkVerifier order_chunks_;

@@ -15,7 +15,7 @@
 namespace rocksdb_cuckoo {
 namespace {
 
-// A consistent format-2 layout of a small file, and that file's size.
+// A consistent key-ordered layout of a small file, and that file's size.
 Layout SmallLayout(uint64_t* file_size) {
   Layout l;
   l.hash_seed = 7;
@@ -160,17 +160,91 @@ TEST(KeyLocationTest, IdentityKeysFillConsecutiveBucketsAndSlots) {
 TEST(BucketTest, FindsSlotsByFingerprint) {
   Bucket bucket;
   memset(&bucket, 0, sizeof(bucket));
-  EXPECT_FALSE(bucket.Full());
-  EXPECT_EQ(bucket.SlotsWith(7), 0u);
+  const Fingerprints& fps = bucket.fingerprints;
+  EXPECT_FALSE(fps.Full());
+  EXPECT_EQ(fps.SlotsWith(7), 0u);
   bucket.Set(2, 7, 0x123456789aull);
   bucket.Set(5, 7, 42);
   EXPECT_EQ(bucket.OffsetAt(2), 0x123456789aull);
-  EXPECT_EQ(FirstSlot(bucket.SlotsWith(7)), 2u);
-  const uint32_t both = bucket.SlotsWith(7);
+  EXPECT_EQ(FirstSlot(fps.SlotsWith(7)), 2u);
+  const uint32_t both = fps.SlotsWith(7);
   EXPECT_EQ(FirstSlot(both & ~(3u << 4)), 5u);
   for (uint32_t s = 0; s < kSlotsPerBucket; ++s) bucket.Set(s, 9, s);
-  EXPECT_TRUE(bucket.Full());
-  EXPECT_EQ(bucket.SlotsWith(7), 0u);
+  EXPECT_TRUE(fps.Full());
+  EXPECT_EQ(fps.SlotsWith(7), 0u);
+}
+
+// A consistent slot-ordered layout of `version`: 2 buckets and 1 stash key,
+// entries of `key_size` + 8 bytes.
+Layout SlotLayout(uint32_t version, uint32_t key_size, bool without_trailers,
+                  uint64_t* file_size) {
+  Layout l;
+  l.format_version = version;
+  l.num_entries = 10;
+  l.num_user_keys = 10;
+  l.slot_entry_size = key_size + 8;
+  l.slot_key_size = version >= 3 ? key_size : 0;
+  l.keys_without_trailers = without_trailers;
+  l.data_size = (2 * kSlotsPerBucket + 1) * l.slot_entry_size;
+  l.order_offset = l.data_size;
+  l.buckets_offset =
+      (l.data_size + 40 + kBucketSize - 1) / kBucketSize * kBucketSize;
+  l.num_buckets = 2;
+  l.stash_offset = l.buckets_offset + l.buckets_size();
+  l.num_stash = 1;
+  l.range_del_offset = l.stash_offset + 8;
+  l.meta_offset = l.range_del_offset + l.chunk_sums_size();
+  l.meta_size = 100;
+  l.properties_size = 60;
+  *file_size = l.meta_offset + l.meta_size + kLayoutSize + kRocksDBFooterSize;
+  return l;
+}
+
+Status Decode(const Layout& l, uint64_t file_size, Layout* out) {
+  std::string block;
+  l.EncodeTo(&block);
+  return out->DecodeFrom(block, file_size);
+}
+
+TEST(LayoutTest, FixedSlotsKeepTheirKeySize) {
+  for (bool without_trailers : {false, true}) {
+    uint64_t file_size;
+    const Layout in = SlotLayout(3, 12, without_trailers, &file_size);
+    ASSERT_TRUE(in.fixed_slots());
+    EXPECT_EQ(in.bucket_stride(), kFingerprintsSize);
+    Layout out;
+    ASSERT_TRUE(Decode(in, file_size, &out).ok());
+    EXPECT_TRUE(out.fixed_slots());
+    EXPECT_EQ(out.slot_entry_size, 20u);
+    EXPECT_EQ(out.slot_key_size, 12u);
+    EXPECT_EQ(out.keys_without_trailers, without_trailers);
+  }
+}
+
+TEST(LayoutTest, EarlierSlotOrderKeepsItsBuckets) {
+  // Format 2 stored varints in slot entries and offsets in its buckets.
+  uint64_t file_size;
+  const Layout in = SlotLayout(2, 12, false, &file_size);
+  EXPECT_FALSE(in.fixed_slots());
+  EXPECT_EQ(in.bucket_stride(), kBucketSize);
+  Layout out;
+  ASSERT_TRUE(Decode(in, file_size, &out).ok());
+  EXPECT_EQ(out.slot_entry_size, 20u);
+  EXPECT_EQ(out.slot_key_size, 0u);
+}
+
+TEST(LayoutTest, RefusesImpossibleSlotKeys) {
+  uint64_t file_size;
+  Layout out;
+  // A stored trailer needs 8 bytes of key.
+  Layout l = SlotLayout(3, 4, false, &file_size);
+  EXPECT_TRUE(Decode(l, file_size, &out).IsCorruption());
+  l.keys_without_trailers = true;
+  EXPECT_TRUE(Decode(l, file_size, &out).ok());
+  // Only slot entries can leave their trailers out.
+  l = SmallLayout(&file_size);
+  l.keys_without_trailers = true;
+  EXPECT_TRUE(Decode(l, file_size, &out).IsCorruption());
 }
 
 }  // namespace

@@ -12,7 +12,9 @@
 #include "db/range_tombstone_fragmenter.h"
 #include "rocksdb/merge_operator.h"
 #include "rocksdb/table.h"
+#include "table/cuckoo_hash_table_format.h"
 #include "table/internal_iterator.h"
+#include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
 #include "tests/table_harness.h"
 
@@ -20,6 +22,7 @@ namespace rocksdb_cuckoo {
 namespace {
 
 using testing::InternalKeyOf;
+using testing::ReadWholeFile;
 using testing::TableHarness;
 using namespace ROCKSDB_NAMESPACE;
 using Entries = std::vector<std::pair<std::string, std::string>>;
@@ -284,6 +287,84 @@ TEST_P(CuckooHashTableTest, SlotOrderFallsBackToKeyOrder) {
       EXPECT_EQ(h->Get("key00250x").value, "v");
     }
   }
+}
+
+// Slot entries keep the key's trailer only when some entry needs it: a file
+// of kTypeValue entries at sequence 0 (a bottommost file, an ingested one)
+// stores user keys alone, and reads back the same internal keys.
+TEST_P(CuckooHashTableTest, SlotEntriesStoreTrailersOnlyWhenNeeded) {
+  struct Case {
+    SequenceNumber sequence_of_key_7;
+    ValueType type_of_key_7;
+    bool without_trailers;
+  };
+  for (const Case& c : {Case{0, kTypeValue, true}, Case{9, kTypeValue, false},
+                        Case{0, kTypeMerge, false}}) {
+    auto h = Harness();
+    Entries entries;
+    for (int i = 0; i < 200; i++) {
+      char key[16];
+      snprintf(key, sizeof(key), "key%05d", i);
+      entries.emplace_back(
+          i == 7 ? InternalKeyOf(key, c.sequence_of_key_7, c.type_of_key_7)
+                 : InternalKeyOf(key, 0, kTypeValue),
+          "value" + std::to_string(10000 + i));
+    }
+    ASSERT_OK(h->Build(entries));
+    Layout layout;
+    ASSERT_OK(layout.DecodeFromFile(ReadWholeFile(h->path())));
+    ASSERT_TRUE(layout.fixed_slots());
+    EXPECT_EQ(layout.keys_without_trailers, c.without_trailers);
+    EXPECT_EQ(layout.slot_entry_size, (c.without_trailers ? 8u : 16u) + 10u);
+    std::sort(entries.begin(), entries.end(), [&](auto& a, auto& b) {
+      return h->icomp().Compare(a.first, b.first) < 0;
+    });
+    auto it = Iter(h.get());
+    EXPECT_EQ(ScanForward(it.get()), entries);
+    EXPECT_EQ(ScanBackward(it.get()), entries);
+    it->Seek(InternalKeyOf("key00007", kMaxSequenceNumber, kValueTypeForSeek));
+    ASSERT_TRUE(it->Valid());
+    EXPECT_EQ(it->key().ToString(), entries[7].first);
+    auto r = h->Get("key00007", 8);
+    EXPECT_EQ(r.state, c.sequence_of_key_7 > 8         ? GetContext::kNotFound
+                       : c.type_of_key_7 == kTypeMerge ? GetContext::kMerge
+                                                       : GetContext::kFound);
+    EXPECT_EQ(h->Get("key00150").value, "value10150");
+    EXPECT_EQ(h->Get("key0015").state, GetContext::kNotFound);
+  }
+}
+
+// Equal entry sizes are not enough for slot entries: the key sizes must be
+// equal too, or the key-value split would differ between slots.
+TEST_P(CuckooHashTableTest, EqualEntrySizesWithOtherKeySizesUseKeyOrder) {
+  auto h = Harness();
+  Entries entries;
+  for (int i = 0; i < 100; i++) {
+    char key[16];
+    snprintf(key, sizeof(key), "key%05d", i);
+    entries.emplace_back(InternalKeyOf(key, 0, kTypeValue), "abcd");
+  }
+  entries.emplace_back(InternalKeyOf("key000500", 0, kTypeValue), "abc");
+  ASSERT_OK(h->Build(entries));
+  EXPECT_EQ(h->reader()->GetTableProperties()->user_collected_properties.at(
+                "rocksdb.cuckoo.data_order"),
+            "key");
+  EXPECT_EQ(h->Get("key00050").value, "abcd");
+  EXPECT_EQ(h->Get("key000500").value, "abc");
+}
+
+// An empty user key with an empty value is a slot entry of 0 bytes without
+// its trailer: such a file keeps the trailer instead.
+TEST_P(CuckooHashTableTest, EmptySlotEntryKeepsItsTrailer) {
+  auto h = Harness();
+  ASSERT_OK(h->Build({{InternalKeyOf("", 0, kTypeValue), ""}}));
+  Layout layout;
+  ASSERT_OK(layout.DecodeFromFile(ReadWholeFile(h->path())));
+  EXPECT_TRUE(layout.fixed_slots());
+  EXPECT_FALSE(layout.keys_without_trailers);
+  auto r = h->Get("");
+  EXPECT_EQ(r.state, GetContext::kFound);
+  EXPECT_EQ(r.value, "");
 }
 
 TEST_P(CuckooHashTableTest, VersionsOfOneKeyHonourSnapshots) {

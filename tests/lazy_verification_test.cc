@@ -1,8 +1,9 @@
-// Format 2 checksums the data, order index and bucket array per 64 KiB chunk
+// Formats >= 2 checksum the data, order index and bucket array per 64 KiB chunk
 // and verifies a chunk the first time a lookup reads it: a damaged chunk must
 // turn every read that touches it into Corruption while the rest of the file
 // stays readable, and opening the file must not need to read the chunks.
-// Files of format 1 (one checksum per region, verified at open) still read.
+// Files of earlier formats (format 1: one checksum per region, verified at
+// open; format 2: slot entries with varints) still read.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -37,11 +38,7 @@ using namespace ROCKSDB_NAMESPACE;
 
 Layout LayoutOf(const std::string& file) {
   Layout layout;
-  const Status s = layout.DecodeFrom(
-      Slice(file.data() + file.size() - kRocksDBFooterSize - kLayoutSize,
-            kLayoutSize),
-      file.size());
-  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_OK(layout.DecodeFromFile(file));
   return layout;
 }
 
@@ -146,7 +143,7 @@ class LazyTableTest : public ::testing::TestWithParam<bool> {
     ASSERT_OK(harness_->Build(entries));
     pristine_ = ReadWholeFile(harness_->path());
     layout_ = LayoutOf(pristine_);
-    ASSERT_EQ(layout_.format_version, 2u);
+    ASSERT_EQ(layout_.format_version, kFormatVersion);
     ASSERT_GE(layout_.data_size, 20 * kChecksumChunkSize);
     ASSERT_GE(layout_.buckets_size(), 2 * kChecksumChunkSize);
   }
@@ -283,21 +280,25 @@ INSTANTIATE_TEST_SUITE_P(ReadModes, LazyTableTest, ::testing::Bool(),
                            return info.param ? "Mmap" : "Loaded";
                          });
 
-// Files written by format 1 (tests/data, made by the release before format
-// 2): 300 keys "key000000".. with values "value-<key>" in slot order, and
-// with values of i % 50 letters, key 7 deleted and a range deletion
-// [key000400, key000500) in key order.
-class FormatOneTest : public ::testing::TestWithParam<bool> {
+// Files written by earlier releases (tests/data/format<N>_*.sst, made by the
+// last release of each format with SstFileWriter): 300 keys "key000000"..
+// with values "value-<key>" in slot order, and with values of i % 50
+// letters, key 7 deleted and a range deletion [key000400, key000500) in key
+// order.
+class EarlierFormatTest
+    : public ::testing::TestWithParam<std::tuple<int, bool>> {
  protected:
   void SetUp() override {
     static std::once_flag once;
     std::call_once(
         once, [] { register_rocksdb_cuckoo(*ObjectLibrary::Default(), ""); });
     options_.table_factory = NewCuckooHashTableFactory();
-    options_.allow_mmap_reads = GetParam();
+    options_.allow_mmap_reads = std::get<1>(GetParam());
   }
-  static std::string Fixture(const char* name) {
-    return std::string(CUCKOO_SOURCE_DIR) + "/tests/data/" + name;
+  int version() const { return std::get<0>(GetParam()); }
+  std::string Fixture(const char* order) const {
+    return std::string(CUCKOO_SOURCE_DIR) + "/tests/data/format" +
+           std::to_string(version()) + "_" + order + "_order.sst";
   }
   static std::string Key(int i) {
     char key[16];
@@ -306,15 +307,16 @@ class FormatOneTest : public ::testing::TestWithParam<bool> {
   }
   // Reads the whole file and checks it against `value_of`; key `deleted`
   // (if any) must not show.
-  void ReadAll(const std::string& path, std::string (*value_of)(int),
-               int deleted) {
+  void ReadAll(const std::string& path, const char* order,
+               std::string (*value_of)(int), int deleted) {
     SstFileReader reader(options_);
     ASSERT_OK(reader.Open(path));
     const auto properties = reader.GetTableProperties();
     ASSERT_NE(properties, nullptr);
-    EXPECT_EQ(properties->user_collected_properties.at(
-                  "rocksdb.cuckoo.format_version"),
-              "1");
+    const auto& user = properties->user_collected_properties;
+    EXPECT_EQ(user.at("rocksdb.cuckoo.format_version"),
+              std::to_string(version()));
+    EXPECT_EQ(user.at("rocksdb.cuckoo.data_order"), order);
     EXPECT_OK(reader.VerifyChecksum());
     std::unique_ptr<Iterator> it(reader.NewIterator(ReadOptions()));
     int expected = 0;
@@ -329,6 +331,9 @@ class FormatOneTest : public ::testing::TestWithParam<bool> {
     it->Seek(Key(150));
     ASSERT_TRUE(it->Valid());
     EXPECT_EQ(it->value().ToString(), value_of(150));
+    it->Seek(Key(deleted));
+    ASSERT_TRUE(it->Valid());
+    EXPECT_EQ(it->key().ToString(), Key(deleted + 1));
   }
   static std::string SlotOrderValue(int i) { return "value-" + Key(i); }
   static std::string KeyOrderValue(int i) {
@@ -337,18 +342,36 @@ class FormatOneTest : public ::testing::TestWithParam<bool> {
   Options options_;
 };
 
-TEST_P(FormatOneTest, SlotOrderedFileReads) {
-  ReadAll(Fixture("format1_slot_order.sst"), SlotOrderValue, -1);
+TEST_P(EarlierFormatTest, SlotOrderedFileReads) {
+  ReadAll(Fixture("slot"), "slot", SlotOrderValue, -1);
 }
 
-TEST_P(FormatOneTest, KeyOrderedFileReads) {
-  ReadAll(Fixture("format1_key_order.sst"), KeyOrderValue, 7);
+TEST_P(EarlierFormatTest, KeyOrderedFileReads) {
+  ReadAll(Fixture("key"), "key", KeyOrderValue, 7);
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    VersionsAndReadModes, EarlierFormatTest,
+    ::testing::Combine(::testing::Values(1, 2), ::testing::Bool()),
+    [](const ::testing::TestParamInfo<std::tuple<int, bool>>& info) {
+      return "Format" + std::to_string(std::get<0>(info.param)) +
+             (std::get<1>(info.param) ? "Mmap" : "Loaded");
+    });
+
+// Format 1 has no chunk checksums: its reader verifies every region when it
+// opens the file.
+class FormatOneTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    options_.table_factory = NewCuckooHashTableFactory();
+    options_.allow_mmap_reads = GetParam();
+  }
+  Options options_;
+};
 
 TEST_P(FormatOneTest, DamageIsFoundAtOpen) {
-  // Format 1 has no chunk checksums: its reader verifies every region when
-  // it opens the file.
-  const std::string pristine = ReadWholeFile(Fixture("format1_slot_order.sst"));
+  const std::string pristine = ReadWholeFile(
+      std::string(CUCKOO_SOURCE_DIR) + "/tests/data/format1_slot_order.sst");
   const Layout layout = LayoutOf(pristine);
   ASSERT_EQ(layout.format_version, 1u);
   ASSERT_EQ(layout.chunk_sums_size(), 0u);

@@ -110,12 +110,7 @@ Status Build(const std::string& path, const CuckooHashTableOptions& table,
 // The layout block of a file written by Build.
 rocksdb_cuckoo::Layout LayoutOf(const std::string& contents) {
   rocksdb_cuckoo::Layout layout;
-  const size_t end = contents.size() - rocksdb_cuckoo::kRocksDBFooterSize;
-  layout
-      .DecodeFrom(Slice(contents.data() + end - rocksdb_cuckoo::kLayoutSize,
-                        rocksdb_cuckoo::kLayoutSize),
-                  contents.size())
-      .PermitUncheckedError();
+  layout.DecodeFromFile(contents).PermitUncheckedError();
   return layout;
 }
 
