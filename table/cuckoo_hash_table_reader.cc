@@ -397,16 +397,7 @@ Status CuckooHashTableReader::Get(const ReadOptions& read_options,
   // About one key in five lives in its second bucket: loading both lines at
   // once costs bandwidth, not latency, and saves those keys a serial miss.
   __builtin_prefetch(&FingerprintsAt(kh.bucket2));
-  if (layout_.slot_entry_size > 0) {
-    // Slot order: the key's entry is most likely in a preferred slot of its
-    // first bucket (75% of keys at load 0.9), whose address is known before
-    // the bucket arrives. The second bucket's slots are not loaded: they
-    // would serve 15% of hits but cost every miss two more memory reads.
-    const uint64_t size = layout_.slot_entry_size;
-    const char* entries = data_ + kh.bucket1 * kSlotsPerBucket * size;
-    __builtin_prefetch(entries + kh.slot[0] * size);
-    __builtin_prefetch(entries + kh.slot[1] * size);
-  }
+  PrefetchPreferredKeys(kh, user_key.size());
   EntryView entry;
   Status damage;
   const bool verify = read_options.verify_checksums;
@@ -428,59 +419,71 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
                                      bool /*skip_filters*/) {
   if (layout_.num_user_keys == 0) return;
   const bool verify = read_options.verify_checksums;
-  KeyHash hashes[MultiGetContext::MAX_BATCH_SIZE];
-  // Pass 1: hash every key and start loading both of its buckets.
-  size_t i = 0;
-  for (auto it = range->begin(); it != range->end(); ++it, ++i) {
-    hashes[i] = Hash(ExtractUserKey(it->ikey));
-    __builtin_prefetch(&FingerprintsAt(hashes[i].bucket1));
-    __builtin_prefetch(&FingerprintsAt(hashes[i].bucket2));
-  }
-  // Pass 2: fingerprints only (buckets are arriving); start loading the
-  // likely entry of each key without waiting for it.
-  constexpr uint64_t kNoCandidate = UINT64_MAX;
-  uint64_t candidates[MultiGetContext::MAX_BATCH_SIZE];
-  for (size_t k = 0; k < i; k++) {
-    const KeyHash& kh = hashes[k];
-    const Fingerprints& first = FingerprintsAt(kh.bucket1);
-    uint32_t matches = first.SlotsWith(kh.fingerprint);
-    uint64_t bucket = kh.bucket1;
-    if (matches == 0 && first.Full()) {
-      bucket = kh.bucket2;
-      matches = FingerprintsAt(bucket).SlotsWith(kh.fingerprint);
-    }
-    candidates[k] =
-        matches != 0 ? EntryOffset(bucket, FirstSlot(matches)) : kNoCandidate;
-    if (candidates[k] != kNoCandidate) {
-      __builtin_prefetch(data_ + candidates[k]);
-    }
-  }
-  // Pass 3: confirm the candidate (the full probe covers the rest: absent
-  // keys, fingerprint collisions, the stash, and verifying the buckets) and
-  // feed each key's GetContext.
+  // Three passes over groups of keys: a whole batch of 32 would have more
+  // loads in flight than a core can track, and the excess waits anyway.
+  constexpr size_t kGroup = 16;
+  KeyContext* keys[kGroup];
+  KeyHash hashes[kGroup];
+  uint64_t candidates[kGroup];
   ProbeCounts counts{};
-  i = 0;
-  for (auto it = range->begin(); it != range->end(); ++it, ++i) {
-    const Slice user_key = ExtractUserKey(it->ikey);
-    const uint64_t candidate = candidates[i];
-    EntryView entry;
-    Status damage;
-    // A candidate from a damaged bucket is still safe to try: it counts
-    // only if its entry, verified, holds this very key.
-    Probe probe =
-        candidate != kNoCandidate && KeyAt(candidate, user_key, &entry, verify,
-                                           &damage) == Match::kSame
-            ? Probe::kFound
-            : FindUserKey(user_key, hashes[i], &entry, verify, &damage);
-    counts[static_cast<int>(probe)]++;
-    if (probe == Probe::kDamaged) {
-      *it->s = damage;
-    } else if (probe == Probe::kFound) {
-      *it->s = SaveVersions(entry, user_key, GetInternalKeySeqno(it->ikey),
-                            verify, it->get_context);
+  auto it = range->begin();
+  while (it != range->end()) {
+    size_t n = 0;
+    // Pass 1: hash each key and start loading its buckets (and, in slot
+    // order, its likely entries).
+    for (; n < kGroup && it != range->end(); ++it, ++n) {
+      keys[n] = &*it;
+      const Slice user_key = ExtractUserKey(keys[n]->ikey);
+      hashes[n] = Hash(user_key);
+      __builtin_prefetch(&FingerprintsAt(hashes[n].bucket1));
+      __builtin_prefetch(&FingerprintsAt(hashes[n].bucket2));
+      PrefetchPreferredKeys(hashes[n], user_key.size());
+    }
+    // Pass 2: fingerprints only (buckets are arriving); start loading the
+    // likely entry of each key without waiting for it.
+    for (size_t k = 0; k < n; k++) {
+      candidates[k] = Candidate(hashes[k]);
+      if (candidates[k] != kNoCandidate) {
+        __builtin_prefetch(data_ + candidates[k]);
+      }
+    }
+    // Pass 3: confirm the candidate (the full probe covers the rest: absent
+    // keys, fingerprint collisions, the stash, and verifying the buckets)
+    // and feed each key's GetContext.
+    for (size_t k = 0; k < n; k++) {
+      KeyContext& key = *keys[k];
+      const Slice user_key = ExtractUserKey(key.ikey);
+      EntryView entry;
+      Status damage;
+      // A candidate from a damaged bucket is still safe to try: it counts
+      // only if its entry, verified, holds this very key.
+      const Probe probe =
+          candidates[k] != kNoCandidate &&
+                  KeyAt(candidates[k], user_key, &entry, verify, &damage) ==
+                      Match::kSame
+              ? Probe::kFound
+              : FindUserKey(user_key, hashes[k], &entry, verify, &damage);
+      counts[static_cast<int>(probe)]++;
+      if (probe == Probe::kDamaged) {
+        *key.s = damage;
+      } else if (probe == Probe::kFound) {
+        *key.s = SaveVersions(entry, user_key, GetInternalKeySeqno(key.ikey),
+                              verify, key.get_context);
+      }
     }
   }
   RecordProbes(counts);
+}
+
+uint64_t CuckooHashTableReader::Candidate(const KeyHash& kh) const {
+  const Fingerprints& first = FingerprintsAt(kh.bucket1);
+  uint32_t matches = first.SlotsWith(kh.fingerprint);
+  uint64_t bucket = kh.bucket1;
+  if (matches == 0 && first.Full()) {
+    bucket = kh.bucket2;
+    matches = FingerprintsAt(bucket).SlotsWith(kh.fingerprint);
+  }
+  return matches != 0 ? EntryOffset(bucket, FirstSlot(matches)) : kNoCandidate;
 }
 
 Status CuckooHashTableReader::EntryAt(uint64_t index, bool verify,

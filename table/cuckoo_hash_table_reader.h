@@ -136,6 +136,10 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   // verified; false, with *damage saying why, if it cannot.
   bool ReadEntry(uint64_t offset, EntryView* entry, bool verify,
                  ROCKSDB_NAMESPACE::Status* damage) const;
+  // The offset of the entry whose fingerprint first matches the key's in
+  // the bucket that would hold it, unchecked; kNoCandidate if none does.
+  static constexpr uint64_t kNoCandidate = UINT64_MAX;
+  uint64_t Candidate(const KeyHash& kh) const;
   // Adds lookups to RocksDB's bloom filter tickers, if statistics are on.
   void RecordProbes(const ProbeCounts& counts) const;
   // Feeds user_key's versions visible at `sequence` to get_context, from
@@ -147,6 +151,21 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   // Compares an entry's internal key, as the iterator presents it, with an
   // internal key.
   int CompareAsPresented(const EntryView& entry, const Slice& target) const;
+  // Slot order: a key's entry is most likely in a preferred slot of its
+  // first bucket (75% of keys at load 0.9), whose address is known before
+  // the bucket arrives, so start loading the keys stored there (a key may
+  // cross a cache line). The second bucket's slots are not loaded: they
+  // would serve 15% of hits but cost every miss more memory reads.
+  void PrefetchPreferredKeys(const KeyHash& kh, size_t user_key_size) const {
+    const uint64_t size = layout_.slot_entry_size;
+    if (size == 0) return;
+    const char* entries = data_ + kh.bucket1 * kSlotsPerBucket * size;
+    for (const uint8_t slot : kh.slot) {
+      const char* key = entries + slot * size;
+      __builtin_prefetch(key);
+      __builtin_prefetch(key + user_key_size);
+    }
+  }
   const Fingerprints& FingerprintsAt(uint64_t bucket) const {
     return *reinterpret_cast<const Fingerprints*>(
         bucket_array_ + bucket * layout_.bucket_stride());

@@ -125,6 +125,13 @@ std::vector<Entry> FixedSize(int n, uint64_t stride = 1) {
   return entries;
 }
 
+// The entries as a bottommost or ingested file holds them: at sequence 0,
+// which lets slot entries leave their trailers out.
+std::vector<Entry> AtSequenceZero(std::vector<Entry> entries) {
+  for (Entry& e : entries) e.seq = 0;
+  return entries;
+}
+
 // Variable sizes, several versions of some keys, every point entry type.
 std::vector<Entry> Mixed(int n) {
   std::vector<Entry> entries;
@@ -201,6 +208,10 @@ int main(int argc, char** argv) {
       {"slot_order_xxh3", With(kXXH3), FixedSize(40), false, true},
       {"slot_order_crc32c", With(kCRC32c), FixedSize(40), false, true},
       {"slot_order_none", With(kNoChecksum), FixedSize(40), false, true},
+      {"slot_order_no_trailers_xxh3", With(kXXH3),
+       AtSequenceZero(FixedSize(40)), false, true},
+      {"slot_order_no_trailers_none", With(kNoChecksum),
+       AtSequenceZero(FixedSize(40)), false, true},
       {"fixed_key_order_none", With(kNoChecksum, false, false), FixedSize(40)},
       {"identity_slot_order_none", With(kNoChecksum, true), FixedSize(48, 3),
        false, true},
@@ -215,8 +226,8 @@ int main(int argc, char** argv) {
       {"single_entry_none", With(kNoChecksum), FixedSize(1), false, true},
       {"external_seqno_none", With(kNoChecksum), WithRangeDeletions(Mixed(8)),
        false, false, 7777},
-      {"external_seqno_slot_order_xxh3", With(kXXH3), FixedSize(20), false,
-       true, 8888},
+      {"external_seqno_slot_order_xxh3", With(kXXH3),
+       AtSequenceZero(FixedSize(20)), false, true, 8888},
   };
   // Stash: a nearly full table and no eviction chains leave keys homeless.
   // Search the key count for files that really have one.
