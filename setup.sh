@@ -47,7 +47,7 @@ ci_intree_version=9.10.0
 packages=(build-essential cmake ninja-build pkg-config dpkg-dev
   librocksdb-dev rocksdb-tools libgflags-dev libgtest-dev libgmock-dev
   libbenchmark-dev libjemalloc-dev libsnappy-dev liblz4-dev libzstd-dev
-  libbz2-dev zlib1g-dev liburing-dev python3 python3-matplotlib
+  libbz2-dev zlib1g-dev liburing-dev python3 python3-matplotlib valgrind
   clang libclang-rt-14-dev)
 
 install_packages() {

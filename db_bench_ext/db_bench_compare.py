@@ -20,7 +20,8 @@ must sit in one level, and present/absent reads must find all/none of the keys.
 
 Optionally (--micro) runs build/db_bench_ext/table_reader_bench (Google
 Benchmark, TableReader level) and folds its ours/built-in ratios into the
-report.
+report, then counts the cache lines one Get reads, ours and the built-in, by
+running its lookups under valgrind's cache simulator (about 90 s).
 
 With --build at an in-tree build folder (CMake's CUCKOO_INTREE_ROCKSDB set,
 e.g. build-intree-9.10.0), it drives that RocksDB release's own db_bench,
@@ -501,6 +502,72 @@ def run_micro(args, samples, log_dir):
     return None
 
 
+# ---- cache lines read per lookup (callgrind's cache simulator) --------------
+
+# Small enough that every line of a table the size of LINES_KEYS keys misses
+# L1 unless this very lookup read it already; the LL holds the fingerprint
+# array (ours) but not the data, as a real L3 does at --num keys.
+LINES_CACHES = ["--D1=32768,8,64", "--LL=1048576,16,64"]
+LINES_KEYS = 100000
+LINES_LOOKUPS = 20000
+LINES_FORMATS = ["ours", "builtin_cuckoo", "ours_identity",
+                 "builtin_cuckoo_identity"]
+
+
+def run_lines(args, samples, log_dir):
+    """Counts the cache lines a Get reads: table_reader_bench's RunLookups
+    under callgrind, after one lookup of every key (so ours has verified its
+    chunks). Prefetches are not loads there: lines only prefetched are not
+    counted. Returns a warning, or None."""
+    valgrind = shutil.which("valgrind")
+    if not valgrind:
+        return "valgrind not found: cache lines per lookup not measured"
+    env = dict(os.environ, CUCKOO_BENCH_KEYS=str(LINES_KEYS),
+               CUCKOO_BENCH_DIR=args.db_dir)
+    for fmt in LINES_FORMATS:
+        for kind in ("present", "absent"):
+            out = os.path.join(log_dir, f"callgrind-{fmt}-{kind}.out")
+            env["CUCKOO_LOOKUPS"] = f"{fmt}:{kind}:{LINES_LOOKUPS}"
+            cmd = [valgrind, "--tool=callgrind", "--cache-sim=yes",
+                   *LINES_CACHES, "--collect-atstart=no",
+                   "--toggle-collect=*RunLookups*",
+                   f"--callgrind-out-file={out}", args.table_reader_bench]
+            print(f"cache lines: {fmt} {kind} under callgrind", flush=True)
+            proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True)
+            if proc.returncode != 0:
+                raise HarnessError(f"{' '.join(cmd)} failed:\n"
+                                   + proc.stdout[-2000:])
+            with open(out) as f:
+                text = f.read()
+            events = re.search(r"^events: (.+)$", text, re.M).group(1).split()
+            totals = dict(zip(events, map(int, re.search(
+                r"^summary: (.+)$", text, re.M).group(1).split())))
+            samples.add(fmt + "/" + kind, "l1_lines", 1,
+                        totals["D1mr"] / LINES_LOOKUPS, "lines")
+            samples.add(fmt + "/" + kind, "ll_lines", 1,
+                        totals["DLmr"] / LINES_LOOKUPS, "lines")
+    return None
+
+
+def lines_table(samples):
+    rows = [["cache lines read per Get", "ours L1", "ours LL", "builtin L1",
+             "builtin LL"]]
+    for ours, builtin in MICRO_PAIRS:
+        prefix = "identity, " if "identity" in ours else ""
+        for kind in ("present", "absent"):
+            def value(fmt, metric):
+                v = samples.get(fmt + "/" + kind, metric, 1, "lines")
+                return f"{v[0]:.2f}" if v else "-"
+            rows.append([prefix + kind] + [
+                value(f, m) for f in (ours, builtin)
+                for m in ("l1_lines", "ll_lines")])
+    return (f"callgrind cache simulation, {LINES_KEYS} keys, {LINES_LOOKUPS} "
+            f"random Gets: L1 = lines missing a 32 KiB L1D (lines the Get "
+            f"read), LL = lines missing a 1 MiB last level (from memory)\n"
+            + render(rows) + "\n")
+
+
 # ---- the report --------------------------------------------------------------
 
 def num(v):
@@ -878,8 +945,8 @@ def write_csv(path, args, samples):
         w.writerow(["source", "format", "metric", "threads", "rep", "value",
                     "num", "key_size", "value_size", "reads"])
         for (source, fmt, metric, threads), values in samples.values.items():
-            if source == "micro":
-                keys = args.micro_keys
+            if source in ("micro", "lines"):
+                keys = args.micro_keys if source == "micro" else LINES_KEYS
                 key_size = 8 if "identity" in fmt else 16
             else:
                 keys = args.num
@@ -923,6 +990,8 @@ def main():
                 Runner(args, keysets, log_dir), samples)
         micro_warning = run_micro(args, samples, log_dir) if args.micro \
             else None
+        lines_warning = run_lines(args, samples, log_dir) if args.micro \
+            else None
     except HarnessError as e:
         sys.exit(f"db_bench_compare: FAILED: {e}")
     finally:
@@ -941,6 +1010,8 @@ def main():
                                     MICRO_TARGETS, m_micro(samples)))
         if micro_warning:
             report.append("WARNING: " + micro_warning + "\n")
+        report.append(lines_warning and "WARNING: " + lines_warning + "\n"
+                      or lines_table(samples))
     text = "\n".join(r for r in report if r)
     print("\n" + text)
     with open(args.out + ".txt", "w") as f:

@@ -8,6 +8,10 @@
 // Counters: allocs_per_op counts heap allocations inside the timed loop
 // (a counting operator new), so "no allocation per lookup" is measured; the
 // count is process-wide, so only single-thread figures isolate one lookup.
+//
+// With CUCKOO_LOOKUPS=<format>:<present|absent>:<count> it runs just that
+// many Gets in RunLookups() instead, for lookup_lines.sh to count the cache
+// lines they read under a cache simulator.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
@@ -246,17 +250,75 @@ void BM_DramPointerChase(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 
+const struct {
+  const char* name;
+  Format format;
+} kFormats[] = {{"ours", kOurs},
+                {"ours_loaded", kOursLoaded},
+                {"builtin_cuckoo", kBuiltinCuckoo},
+                {"ours_identity", kOursIdentity},
+                {"ours_identity_loaded", kOursIdentityLoaded},
+                {"builtin_cuckoo_identity", kBuiltinIdentity}};
+
+// `count` Gets of keys (random or in order), present or absent, each key
+// made just before its lookup: nothing but the lookups reads memory the
+// size of the table. Returns how many were found.
+uint64_t LookUp(TableReader* reader, KeyKind kind, bool present, uint64_t count,
+                bool random) {
+  const uint64_t n = NumKeys();
+  std::mt19937_64 rng(11);
+  PinnableSlice value;
+  MergeContext merge_context;
+  uint64_t found = 0;
+  std::string ikey;
+  for (uint64_t i = 0; i < count; i++) {
+    const uint64_t key = (random ? rng() : i) % n + (present ? 0 : n);
+    ikey = InternalKeyOf(MakeKey(kind, key), kMaxSequenceNumber, kTypeValue);
+    SequenceNumber max_covering_tombstone_seq = 0;
+    GetContext ctx(BytewiseComparator(), nullptr, nullptr, nullptr,
+                   GetContext::kNotFound, ExtractUserKey(ikey), &value, nullptr,
+                   nullptr, &merge_context, true, &max_covering_tombstone_seq,
+                   nullptr);
+    reader->Get(ReadOptions(), ikey, &ctx, nullptr).PermitUncheckedError();
+    found += ctx.State() == GetContext::kFound;
+    value.Reset();
+  }
+  return found;
+}
+
+// Not inlined: the cache simulator counts inside this function only.
+__attribute__((noinline)) uint64_t RunLookups(TableReader* reader, KeyKind kind,
+                                              bool present, uint64_t count) {
+  return LookUp(reader, kind, present, count, /*random=*/true);
+}
+
+// CUCKOO_LOOKUPS=<format>:<present|absent>:<count>; false if malformed or
+// the lookups found the wrong number of keys.
+bool RunLookupsFromEnvironment(const char* spec) {
+  char name[64];
+  char kind[16];
+  unsigned long long count;
+  if (sscanf(spec, "%63[^:]:%15[^:]:%llu", name, kind, &count) != 3) {
+    return false;
+  }
+  const bool present = strcmp(kind, "present") == 0;
+  for (auto& f : kFormats) {
+    if (strcmp(f.name, name) != 0) continue;
+    TableReader* reader = Table(f.format)->reader();
+    // Every key looked up once first (not counted), as in a table that has
+    // served a while: every chunk of ours is verified by then.
+    const KeyKind kind = KindOf(f.format);
+    const uint64_t n = NumKeys();
+    if (LookUp(reader, kind, /*present=*/true, n, /*random=*/false) != n) {
+      return false;
+    }
+    return RunLookups(reader, kind, present, count) == (present ? count : 0);
+  }
+  return false;
+}
+
 void RegisterAll() {
-  const struct {
-    const char* name;
-    Format format;
-  } formats[] = {{"ours", kOurs},
-                 {"ours_loaded", kOursLoaded},
-                 {"builtin_cuckoo", kBuiltinCuckoo},
-                 {"ours_identity", kOursIdentity},
-                 {"ours_identity_loaded", kOursIdentityLoaded},
-                 {"builtin_cuckoo_identity", kBuiltinIdentity}};
-  for (auto& f : formats) {
+  for (auto& f : kFormats) {
     for (bool present : {true, false}) {
       benchmark::RegisterBenchmark(
           (std::string("Get/") + (present ? "present/" : "absent/") + f.name)
@@ -280,6 +342,12 @@ void RegisterAll() {
 }  // namespace rocksdb_cuckoo
 
 int main(int argc, char** argv) {
+  if (const char* spec = getenv("CUCKOO_LOOKUPS")) {
+    if (rocksdb_cuckoo::RunLookupsFromEnvironment(spec)) return 0;
+    fprintf(stderr, "CUCKOO_LOOKUPS=%s: unknown format or wrong results\n",
+            spec);
+    return 1;
+  }
   benchmark::Initialize(&argc, argv);
   rocksdb_cuckoo::RegisterAll();
   benchmark::RunSpecifiedBenchmarks();
