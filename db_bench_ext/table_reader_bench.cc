@@ -140,6 +140,19 @@ TableHarness* Table(Format f) {
   return slot.get();
 }
 
+// One TableReader::Get of internal key `ikey`; whether it found the key.
+bool GetOnce(TableReader* reader, const Slice& ikey, PinnableSlice* value,
+             MergeContext* merge_context) {
+  SequenceNumber max_covering_tombstone_seq = 0;
+  GetContext ctx(BytewiseComparator(), nullptr, nullptr, nullptr,
+                 GetContext::kNotFound, ExtractUserKey(ikey), value, nullptr,
+                 nullptr, merge_context, true, &max_covering_tombstone_seq,
+                 nullptr);
+  reader->Get(ReadOptions(), ikey, &ctx, nullptr).PermitUncheckedError();
+  value->Reset();
+  return ctx.State() == GetContext::kFound;
+}
+
 void BM_Get(benchmark::State& state, Format format, bool present) {
   TableHarness* table = Table(format);
   TableReader* reader = table->reader();
@@ -158,15 +171,8 @@ void BM_Get(benchmark::State& state, Format format, bool present) {
   size_t next = 0;
   const uint64_t allocations_before = g_allocations.load();
   for (auto _ : state) {
-    const Slice ikey = keys[next++ & (keys.size() - 1)];
-    SequenceNumber max_covering_tombstone_seq = 0;
-    GetContext ctx(BytewiseComparator(), nullptr, nullptr, nullptr,
-                   GetContext::kNotFound, ExtractUserKey(ikey), &value, nullptr,
-                   nullptr, &merge_context, true, &max_covering_tombstone_seq,
-                   nullptr);
-    reader->Get(ReadOptions(), ikey, &ctx, nullptr).PermitUncheckedError();
-    found += ctx.State() == GetContext::kFound;
-    value.Reset();
+    found += GetOnce(reader, keys[next++ & (keys.size() - 1)], &value,
+                     &merge_context);
   }
   const uint64_t allocations = g_allocations.load() - allocations_before;
   if (found != static_cast<uint64_t>(present ? state.iterations() : 0)) {
@@ -274,14 +280,7 @@ uint64_t LookUp(TableReader* reader, KeyKind kind, bool present, uint64_t count,
   for (uint64_t i = 0; i < count; i++) {
     const uint64_t key = (random ? rng() : i) % n + (present ? 0 : n);
     ikey = InternalKeyOf(MakeKey(kind, key), kMaxSequenceNumber, kTypeValue);
-    SequenceNumber max_covering_tombstone_seq = 0;
-    GetContext ctx(BytewiseComparator(), nullptr, nullptr, nullptr,
-                   GetContext::kNotFound, ExtractUserKey(ikey), &value, nullptr,
-                   nullptr, &merge_context, true, &max_covering_tombstone_seq,
-                   nullptr);
-    reader->Get(ReadOptions(), ikey, &ctx, nullptr).PermitUncheckedError();
-    found += ctx.State() == GetContext::kFound;
-    value.Reset();
+    found += GetOnce(reader, ikey, &value, &merge_context);
   }
   return found;
 }

@@ -257,10 +257,18 @@ TEST_P(CuckooHashTableTest, SlotOrderLookupsStopAtTheirEntry) {
   }
 }
 
-// A second version of a key (or a different entry size) midway turns slot
-// ordering off for the file; the entries already buffered stay correct.
+// A second version of a key, a different entry size, or the same entry size
+// split differently between key and value, midway, turns slot ordering off
+// for the file; the entries already buffered stay correct.
 TEST_P(CuckooHashTableTest, SlotOrderFallsBackToKeyOrder) {
-  for (bool second_version : {true, false}) {
+  struct Late {
+    const char* key;
+    SequenceNumber sequence;
+    const char* value;
+  };
+  for (const Late& late :
+       {Late{"key00250", 3, "older-value-size1"}, Late{"key00250x", 5, "v"},
+        Late{"key00250x", 5, "value-of-size16"}}) {
     auto h = Harness();
     Entries entries;
     for (int i = 0; i < 500; i++) {
@@ -269,23 +277,15 @@ TEST_P(CuckooHashTableTest, SlotOrderFallsBackToKeyOrder) {
       entries.emplace_back(InternalKeyOf(key, 5, kTypeValue),
                            "value-of-size-17");
     }
-    if (second_version) {
-      entries.emplace_back(InternalKeyOf("key00250", 3, kTypeValue),
-                           "older-value-size1");
-    } else {
-      entries.emplace_back(InternalKeyOf("key00250x", 5, kTypeValue), "v");
-    }
+    entries.emplace_back(InternalKeyOf(late.key, late.sequence, kTypeValue),
+                         late.value);
     ASSERT_OK(h->Build(entries));
     EXPECT_EQ(h->reader()->GetTableProperties()->user_collected_properties.at(
                   "rocksdb.cuckoo.data_order"),
               "key");
     EXPECT_EQ(h->Get("key00250").value, "value-of-size-17");
     EXPECT_EQ(h->Get("key00499").value, "value-of-size-17");
-    if (second_version) {
-      EXPECT_EQ(h->Get("key00250", 4).value, "older-value-size1");
-    } else {
-      EXPECT_EQ(h->Get("key00250x").value, "v");
-    }
+    EXPECT_EQ(h->Get(late.key, late.sequence).value, late.value);
   }
 }
 
@@ -332,25 +332,6 @@ TEST_P(CuckooHashTableTest, SlotEntriesStoreTrailersOnlyWhenNeeded) {
     EXPECT_EQ(h->Get("key00150").value, "value10150");
     EXPECT_EQ(h->Get("key0015").state, GetContext::kNotFound);
   }
-}
-
-// Equal entry sizes are not enough for slot entries: the key sizes must be
-// equal too, or the key-value split would differ between slots.
-TEST_P(CuckooHashTableTest, EqualEntrySizesWithOtherKeySizesUseKeyOrder) {
-  auto h = Harness();
-  Entries entries;
-  for (int i = 0; i < 100; i++) {
-    char key[16];
-    snprintf(key, sizeof(key), "key%05d", i);
-    entries.emplace_back(InternalKeyOf(key, 0, kTypeValue), "abcd");
-  }
-  entries.emplace_back(InternalKeyOf("key000500", 0, kTypeValue), "abc");
-  ASSERT_OK(h->Build(entries));
-  EXPECT_EQ(h->reader()->GetTableProperties()->user_collected_properties.at(
-                "rocksdb.cuckoo.data_order"),
-            "key");
-  EXPECT_EQ(h->Get("key00050").value, "abcd");
-  EXPECT_EQ(h->Get("key000500").value, "abc");
 }
 
 // An empty user key with an empty value is a slot entry of 0 bytes without
