@@ -43,6 +43,13 @@ struct Param {
   bool identity;
 };
 
+// "key00000", "key00001", ...: keys of one size, sorted by number.
+std::string NumberedKey(int i) {
+  char key[16];
+  snprintf(key, sizeof(key), "key%05d", i);
+  return key;
+}
+
 class CuckooHashTableTest : public ::testing::TestWithParam<Param> {
  protected:
   std::unique_ptr<TableHarness> Harness(bool slot_ordered = true) {
@@ -235,8 +242,7 @@ TEST_P(CuckooHashTableTest, SlotOrderLookupsStopAtTheirEntry) {
   auto h = Harness();
   Entries entries;
   for (int i = 0; i < 300; i++) {
-    char key[16];
-    snprintf(key, sizeof(key), "key%05d", i);
+    const std::string key = NumberedKey(i);
     entries.emplace_back(
         InternalKeyOf(key, 100, i % 2 == 0 ? kTypeValue : kTypeMerge), "v");
   }
@@ -245,8 +251,7 @@ TEST_P(CuckooHashTableTest, SlotOrderLookupsStopAtTheirEntry) {
                 "rocksdb.cuckoo.data_order"),
             "slot");
   for (int i = 0; i < 300; i++) {
-    char key[16];
-    snprintf(key, sizeof(key), "key%05d", i);
+    const std::string key = NumberedKey(i);
     auto hidden = h->Get(key, 99);
     ASSERT_OK(hidden.status);
     EXPECT_EQ(hidden.state, GetContext::kNotFound);
@@ -272,8 +277,7 @@ TEST_P(CuckooHashTableTest, SlotOrderFallsBackToKeyOrder) {
     auto h = Harness();
     Entries entries;
     for (int i = 0; i < 500; i++) {
-      char key[16];
-      snprintf(key, sizeof(key), "key%05d", i);
+      const std::string key = NumberedKey(i);
       entries.emplace_back(InternalKeyOf(key, 5, kTypeValue),
                            "value-of-size-17");
     }
@@ -303,8 +307,7 @@ TEST_P(CuckooHashTableTest, SlotEntriesStoreTrailersOnlyWhenNeeded) {
     auto h = Harness();
     Entries entries;
     for (int i = 0; i < 200; i++) {
-      char key[16];
-      snprintf(key, sizeof(key), "key%05d", i);
+      const std::string key = NumberedKey(i);
       entries.emplace_back(
           i == 7 ? InternalKeyOf(key, c.sequence_of_key_7, c.type_of_key_7)
                  : InternalKeyOf(key, 0, kTypeValue),
@@ -455,8 +458,7 @@ TEST_P(CuckooHashTableTest, IteratorOrderSeekAndPrev) {
   auto h = Harness();
   Entries entries;
   for (int i = 0; i < 1000; i++) {
-    char key[16];
-    snprintf(key, sizeof(key), "key%05d", i * 2);
+    const std::string key = NumberedKey(i * 2);
     entries.emplace_back(InternalKeyOf(key, 100 + i % 3, kTypeValue),
                          "v" + std::to_string(i));
     if (i % 10 == 0) {  // an older version of some keys
@@ -505,8 +507,7 @@ TEST_P(CuckooHashTableTest, ApproximateOffsetsGrowWithKeys) {
   auto h = Harness();
   Entries entries;
   for (int i = 0; i < 1000; i++) {
-    char key[16];
-    snprintf(key, sizeof(key), "key%05d", i);
+    const std::string key = NumberedKey(i);
     entries.emplace_back(InternalKeyOf(key, 1, kTypeValue),
                          std::string(100, 'v'));
   }
