@@ -301,6 +301,9 @@ struct EntryView {
   uint64_t trailer;
   Slice value;
   uint64_t next_offset;  // where the following entry starts
+  ROCKSDB_NAMESPACE::ValueType type() const {
+    return static_cast<ROCKSDB_NAMESPACE::ValueType>(trailer & 0xff);
+  }
   // The stored internal key; only for entries stored with their trailer.
   Slice internal_key() const {
     return Slice(user_key.data(), user_key.size() + 8);

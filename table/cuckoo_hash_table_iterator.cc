@@ -42,8 +42,7 @@ void CuckooHashTableIterator::MoveTo(uint64_t index) {
     status_ = s;
     return;
   }
-  if (!IsStoredType(
-          static_cast<ROCKSDB_NAMESPACE::ValueType>(entry_.trailer & 0xff))) {
+  if (!IsStoredType(entry_.type())) {
     status_ = Status::Corruption("CuckooHashTable: malformed entry");
     return;
   }

@@ -238,7 +238,7 @@ Status CuckooHashTableReader::LoadRangeTombstones() {
   for (uint64_t offset = 0; offset < layout_.range_del_size;
        offset = entry.next_offset) {
     if (!ParseEntry(region, layout_.range_del_size, offset, &entry) ||
-        static_cast<ValueType>(entry.trailer & 0xff) != kTypeRangeDeletion) {
+        entry.type() != kTypeRangeDeletion) {
       return Status::Corruption("CuckooHashTable: malformed range tombstone");
     }
     keys.push_back(entry.user_key.ToString());
@@ -363,7 +363,7 @@ Status CuckooHashTableReader::SaveVersions(EntryView entry,
   // (GetContext moves it there), so the value needs no copy.
   Cleanable pinner;
   for (;;) {
-    const ValueType type = static_cast<ValueType>(entry.trailer & 0xff);
+    const ValueType type = entry.type();
     if (!IsStoredType(type)) {
       return Status::Corruption("CuckooHashTable: unknown value type");
     }

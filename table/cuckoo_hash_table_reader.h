@@ -77,17 +77,17 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   // the file was not ingested with a global seqno (see
   // external_file_seqno.h) and keeps its trailers.
   bool keys_as_stored() const {
-    return global_seqno_ == ROCKSDB_NAMESPACE::kDisableGlobalSequenceNumber &&
-           !layout_.keys_without_trailers;
+    return !has_global_seqno() && !layout_.keys_without_trailers;
+  }
+  bool has_global_seqno() const {
+    return global_seqno_ != ROCKSDB_NAMESPACE::kDisableGlobalSequenceNumber;
   }
   // A stored trailer (sequence << 8 | type) as the reader presents it: an
   // ingested file's entries carry its global seqno. Packed by hand, so a
   // damaged type byte (reported elsewhere) cannot trip RocksDB's asserting
   // PackSequenceAndType.
   uint64_t PresentedTrailer(uint64_t stored) const {
-    return global_seqno_ == ROCKSDB_NAMESPACE::kDisableGlobalSequenceNumber
-               ? stored
-               : global_seqno_ << 8 | (stored & 0xff);
+    return has_global_seqno() ? global_seqno_ << 8 | (stored & 0xff) : stored;
   }
 
  protected:
@@ -153,12 +153,11 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   int CompareAsPresented(const EntryView& entry, const Slice& target) const;
   // Slot order: a key's entry is most likely in a preferred slot of its
   // first bucket (75% of keys at load 0.9), whose address is known before
-  // the bucket arrives, so start loading the entries stored there. Only
-  // their first line: loading the line where a long key ends as well made
-  // hits slower. The second bucket's slots are not loaded: they would serve
-  // 15% of hits but cost every miss more memory reads. Always inlined: GCC
-  // takes a function that only prefetches for one without effects and
-  // drops the call.
+  // the bucket arrives, so start loading the entries stored there (the
+  // line where each starts). The second bucket's slots are not loaded: they
+  // would serve 15% of hits but cost every miss more memory reads. Always
+  // inlined: GCC takes a function that only prefetches for one without
+  // effects and drops the call.
   __attribute__((always_inline)) void PrefetchPreferredEntries(
       const KeyHash& kh) const {
     const uint64_t size = layout_.slot_entry_size;

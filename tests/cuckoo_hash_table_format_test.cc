@@ -77,14 +77,19 @@ TEST(LayoutTest, AnyFlippedByteIsCorruption) {
   }
 }
 
+// Encodes `l` and decodes it into *out as a file of `file_size` bytes would.
+Status Decode(const Layout& l, uint64_t file_size, Layout* out) {
+  std::string block;
+  l.EncodeTo(&block);
+  return out->DecodeFrom(block, file_size);
+}
+
 TEST(LayoutTest, RefusesInconsistentLayouts) {
   uint64_t file_size;
   const Layout good = SmallLayout(&file_size);
-  auto decode = [&](const Layout& l, uint64_t size) {
-    std::string block;
-    l.EncodeTo(&block);
+  auto decode = [](const Layout& l, uint64_t size) {
     Layout out;
-    return out.DecodeFrom(block, size);
+    return Decode(l, size, &out);
   };
   ASSERT_TRUE(decode(good, file_size).ok());
   EXPECT_TRUE(decode(good, file_size + 1).IsCorruption());
@@ -198,12 +203,6 @@ Layout SlotLayout(uint32_t version, uint32_t key_size, bool without_trailers,
   l.properties_size = 60;
   *file_size = l.meta_offset + l.meta_size + kLayoutSize + kRocksDBFooterSize;
   return l;
-}
-
-Status Decode(const Layout& l, uint64_t file_size, Layout* out) {
-  std::string block;
-  l.EncodeTo(&block);
-  return out->DecodeFrom(block, file_size);
 }
 
 TEST(LayoutTest, FixedSlotsKeepTheirKeySize) {

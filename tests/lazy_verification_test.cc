@@ -280,6 +280,13 @@ INSTANTIATE_TEST_SUITE_P(ReadModes, LazyTableTest, ::testing::Bool(),
                            return info.param ? "Mmap" : "Loaded";
                          });
 
+// A file written by the last release of format `version`, in "slot" or
+// "key" order.
+std::string EarlierFormatFile(int version, const char* order) {
+  return std::string(CUCKOO_SOURCE_DIR) + "/tests/data/format" +
+         std::to_string(version) + "_" + order + "_order.sst";
+}
+
 // Files written by earlier releases (tests/data/format<N>_*.sst, made by the
 // last release of each format with SstFileWriter): 300 keys "key000000"..
 // with values "value-<key>" in slot order, and with values of i % 50
@@ -297,8 +304,7 @@ class EarlierFormatTest
   }
   int version() const { return std::get<0>(GetParam()); }
   std::string Fixture(const char* order) const {
-    return std::string(CUCKOO_SOURCE_DIR) + "/tests/data/format" +
-           std::to_string(version()) + "_" + order + "_order.sst";
+    return EarlierFormatFile(version(), order);
   }
   static std::string Key(int i) {
     char key[16];
@@ -370,8 +376,7 @@ class FormatOneTest : public ::testing::TestWithParam<bool> {
 };
 
 TEST_P(FormatOneTest, DamageIsFoundAtOpen) {
-  const std::string pristine = ReadWholeFile(
-      std::string(CUCKOO_SOURCE_DIR) + "/tests/data/format1_slot_order.sst");
+  const std::string pristine = ReadWholeFile(EarlierFormatFile(1, "slot"));
   const Layout layout = LayoutOf(pristine);
   ASSERT_EQ(layout.format_version, 1u);
   ASSERT_EQ(layout.chunk_sums_size(), 0u);
