@@ -40,8 +40,8 @@ class DelayedTaskQueueTest : public ::testing::Test {
     task->pool = id;
     task->tag = tag;
     task->refs.store(2);
-    task->word.store(TaskWord(0, TaskState::kDelayed));
-    task->wake_ns.store(SteadyNanos() + delay_ms * kMillis);
+    task->word.store(TaskWord(TaskState::kDelayed,
+                              WakeAt(SteadyNanos() + delay_ms * kMillis)));
     ours_.push_back(task);
     return task;
   }
@@ -104,10 +104,10 @@ TEST_F(DelayedTaskQueueTest, ASnoozedTaskComesDueAtItsNewTime) {
   const int64_t start = SteadyNanos();
   ExecutorTask* task = NewTask(1, 10);
   queue_.WatchNew(task);
-  // Snooze: a new wake time under a new word, announced by Watch.
-  task->wake_ns.store(start + 80 * kMillis);
+  // Snooze: a new wake time in a new turn, announced by Watch.
   const uint64_t word = task->word.load();
-  ASSERT_TRUE(task->Transition(word, TaskState::kDelayed));
+  ASSERT_TRUE(task->Replace(
+      word, NextWord(word, TaskState::kDelayed, WakeAt(start + 80 * kMillis))));
   task->Ref();
   queue_.Watch(task);
   EXPECT_EQ(WaitForDue(1), (std::vector<int>{1}));
@@ -115,6 +115,35 @@ TEST_F(DelayedTaskQueueTest, ASnoozedTaskComesDueAtItsNewTime) {
   std::lock_guard<std::mutex> lock(mu_);
   EXPECT_EQ(due_.size(), 1u) << "came due twice";
   EXPECT_GE(due_at_[0] - start, 80 * kMillis);
+}
+
+TEST_F(DelayedTaskQueueTest, ATaskSnoozedLaterInItsTurnWaitsForTheNewTime) {
+  const int64_t start = SteadyNanos();
+  ExecutorTask* task = NewTask(1, 10);
+  queue_.WatchNew(task);
+  std::this_thread::sleep_for(2ms);  // filed in the heap by now, most likely
+  // Snooze later: only the wake time changes; nothing tells the queue.
+  const uint64_t word = task->word.load();
+  ASSERT_TRUE(
+      task->Replace(word, WithWake(word, WakeAt(start + 60 * kMillis))));
+  EXPECT_EQ(WaitForDue(1), (std::vector<int>{1}));
+  std::this_thread::sleep_for(20ms);
+  std::lock_guard<std::mutex> lock(mu_);
+  EXPECT_EQ(due_.size(), 1u) << "came due twice";
+  EXPECT_GE(due_at_[0] - start, 60 * kMillis);
+}
+
+TEST_F(DelayedTaskQueueTest, CancelTaggedFindsTasksSnoozedLaterInTheirTurn) {
+  int tag = 0;
+  ExecutorTask* task = NewTask(0, 10000, &tag);
+  queue_.WatchNew(task);
+  const uint64_t word = task->word.load();
+  ASSERT_TRUE(task->Replace(word, WithWake(word, WakeOf(word) + 1000)));
+  std::vector<ExecutorTask*> out;
+  queue_.CancelTagged(0, &tag, &out);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(StateOf(task->word.load()), TaskState::kCancelled);
+  out[0]->Unref();
 }
 
 TEST_F(DelayedTaskQueueTest, CancelTaggedTakesExactlyTheTaggedTasks) {

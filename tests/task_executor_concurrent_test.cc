@@ -12,6 +12,7 @@
 #include <fstream>
 #include <functional>
 #include <mutex>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -650,6 +651,60 @@ TEST(TaskExecutorTest, ConcurrentSnoozeAndCancelKeepTheStateMachineExact) {
     total_on_cancel += on_cancel_calls[i].load();
   }
   EXPECT_EQ(total_on_cancel, successful_cancels.load());
+}
+
+// Two threads keep snoozing the same tasks, each time to 3 ms from the
+// call, for 30 ms; the timer meanwhile surfaces their entries. Snoozes that
+// move a task later change only its wake time (the timer's entry stays), so
+// this checks that the timer never runs a task before the wake time of the
+// last snooze that took effect: a task's last run starts no earlier than 3
+// ms after the earlier of the two threads' last such snoozes began. (A task
+// may run more than once if both threads stall for 3 ms: a snooze during a
+// run asks for another.)
+TEST(TaskExecutorTest, ConcurrentSnoozesNeverLetATaskRunEarly) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 2);
+  constexpr int kTasks = 64;
+  constexpr auto kDelay = std::chrono::milliseconds(3);
+  std::vector<std::atomic<int64_t>> ran_at(kTasks);
+  std::vector<std::atomic<int>> runs(kTasks);
+  std::vector<TaskHandle> handles;
+  TaskOptions options;
+  options.delay = kDelay;
+  for (int i = 0; i < kTasks; ++i) {
+    handles.push_back(executor.Add(
+        kPool,
+        [&ran_at, &runs, i] {
+          ran_at[i].store(SteadyNanos());
+          runs[i]++;
+        },
+        options));
+  }
+  // Per thread and task: when the last snooze was asked for.
+  std::vector<std::vector<int64_t>> last_asked(2, std::vector<int64_t>(kTasks));
+  auto snoozer = [&](int thread) {
+    const int64_t until = SteadyNanos() + 30 * 1000 * 1000;
+    std::minstd_rand rnd(thread + 1);
+    while (SteadyNanos() < until) {
+      const int i = static_cast<int>(rnd() % kTasks);
+      const int64_t asked = SteadyNanos();
+      if (executor.SnoozeAndWait(handles[i], kDelay)) {
+        last_asked[thread][i] = asked;
+      }
+    }
+  };
+  std::thread a(snoozer, 0);
+  std::thread b(snoozer, 1);
+  a.join();
+  b.join();
+  for (int i = 0; i < kTasks; ++i) {
+    while (handles[i].state() != TaskState::kDone) std::this_thread::yield();
+    EXPECT_GE(runs[i].load(), 1) << i;
+    const int64_t due =
+        std::min(last_asked[0][i], last_asked[1][i]) +
+        std::chrono::duration_cast<std::chrono::nanoseconds>(kDelay).count();
+    EXPECT_GE(ran_at[i].load(), due) << i;
+  }
 }
 
 TEST(TaskExecutorTest, ResizingWhileBusyRespectsTheNewCount) {

@@ -18,6 +18,11 @@ struct Later {
   }
 };
 
+// When a task in kDelayed is due.
+int64_t DueNanos(const ExecutorTask* task) {
+  return WakeNanos(WakeOf(task->word.load(std::memory_order_relaxed)));
+}
+
 }  // namespace
 
 DelayedTaskQueue::DelayedTaskQueue(Callback due, Callback cancelled)
@@ -26,7 +31,7 @@ DelayedTaskQueue::DelayedTaskQueue(Callback due, Callback cancelled)
 DelayedTaskQueue::~DelayedTaskQueue() = default;
 
 void DelayedTaskQueue::WatchNew(ExecutorTask* task) {
-  const int64_t wake = task->wake_ns.load(std::memory_order_relaxed);
+  const int64_t wake = DueNanos(task);
   task->in_timer_inbox.store(true, std::memory_order_relaxed);
   inbox_.Push(task);
   Pushed(wake);
@@ -34,7 +39,7 @@ void DelayedTaskQueue::WatchNew(ExecutorTask* task) {
 
 void DelayedTaskQueue::Watch(ExecutorTask* task) {
   // Read before the push: afterwards the task may already have run and gone.
-  const int64_t wake = task->wake_ns.load(std::memory_order_relaxed);
+  const int64_t wake = DueNanos(task);
   // Handshake 1 in util/executor/executor_task.h.
   if (task->in_timer_inbox.exchange(true, std::memory_order_seq_cst)) {
     task->Unref();
@@ -103,7 +108,7 @@ void DelayedTaskQueue::FileInbox() {
     task->in_timer_inbox.store(false, std::memory_order_seq_cst);
     const uint64_t word = task->word.load(std::memory_order_seq_cst);
     if (StateOf(word) == TaskState::kDelayed) {
-      PushEntry({task->wake_ns.load(std::memory_order_relaxed), word, task});
+      PushEntry({WakeNanos(WakeOf(word)), word, task});
     } else {
       task->Unref();  // cancelled before it was filed
     }
@@ -114,7 +119,8 @@ void DelayedTaskQueue::FileInbox() {
 void DelayedTaskQueue::Purge() {
   size_t kept = 0;
   for (const Entry& entry : heap_) {
-    if (entry.task->word.load(std::memory_order_acquire) == entry.word) {
+    if (SameTurn(entry.task->word.load(std::memory_order_acquire),
+                 entry.word)) {
       heap_[kept++] = entry;
     } else {
       entry.task->Unref();
@@ -125,6 +131,23 @@ void DelayedTaskQueue::Purge() {
   dead_.store(0, std::memory_order_relaxed);
   purge_at_.store(std::max<uint64_t>(kInboxBatch, kept),
                   std::memory_order_relaxed);
+}
+
+bool DelayedTaskQueue::Surface(ExecutorTask* task, uint64_t entry_word,
+                               int64_t now) {
+  uint64_t word = task->word.load(std::memory_order_acquire);
+  // Retried only when a Snooze moved the task later meanwhile.
+  while (SameTurn(word, entry_word)) {
+    const int64_t wake = WakeNanos(WakeOf(word));
+    if (wake > now) {
+      PushEntry({wake, word, task});
+      return false;
+    }
+    if (task->Transition(word, TaskState::kReady)) return true;
+    word = task->word.load(std::memory_order_acquire);
+  }
+  task->Unref();  // cancelled or snoozed earlier since
+  return false;
 }
 
 void DelayedTaskQueue::ThreadMain() {
@@ -144,18 +167,7 @@ void DelayedTaskQueue::ThreadMain() {
       const Entry entry = heap_.back();
       heap_.pop_back();
       ExecutorTask* task = entry.task;
-      if (task->word.load(std::memory_order_acquire) != entry.word) {
-        task->Unref();  // cancelled or snoozed since
-        continue;
-      }
-      const int64_t wake = task->wake_ns.load(std::memory_order_acquire);
-      if (wake > now) {
-        PushEntry({wake, entry.word, task});  // a snooze is landing
-      } else if (task->Transition(entry.word, TaskState::kReady)) {
-        due.push_back(task);
-      } else {
-        task->Unref();  // lost to Cancel or Snooze
-      }
+      if (Surface(task, entry.word, now)) due.push_back(task);
     }
     const int64_t armed = heap_.empty() ? kNever : heap_.front().deadline;
     armed_ns_.store(armed, std::memory_order_seq_cst);
@@ -188,7 +200,7 @@ void DelayedTaskQueue::CancelTagged(int pool, const void* tag,
   for (const Entry& entry : heap_) {
     ExecutorTask* task = entry.task;
     if (task->pool == pool && task->tag == tag &&
-        task->Transition(entry.word, TaskState::kCancelled)) {
+        task->TransitionFromTurn(entry.word, TaskState::kCancelled)) {
       task->Ref();  // the heap entry keeps its own until it surfaces
       out->push_back(task);
       dead_.fetch_add(1, std::memory_order_relaxed);
@@ -199,7 +211,7 @@ void DelayedTaskQueue::CancelTagged(int pool, const void* tag,
 void DelayedTaskQueue::CancelAll(std::vector<ExecutorTask*>* out) {
   FileInbox();
   for (const Entry& entry : heap_) {
-    if (entry.task->Transition(entry.word, TaskState::kCancelled)) {
+    if (entry.task->TransitionFromTurn(entry.word, TaskState::kCancelled)) {
       out->push_back(entry.task);
     } else {
       entry.task->Unref();

@@ -6,8 +6,9 @@
 // the heap; it wakes the thread only when the new wake time is earlier than
 // the one the thread sleeps towards, or once per kInboxBatch pushes so the
 // inbox stays short. Cancel and Snooze never search the heap: they change the
-// task's word, and heap entries recorded under an older word are dropped
-// when they surface (or in a purge once they outnumber the live ones).
+// task's word. Heap entries recorded in an earlier turn are dropped when they
+// surface (or in a purge once they outnumber the live ones); an entry whose
+// task was snoozed later within its turn files itself again at the new time.
 #pragma once
 
 #include <atomic>
@@ -35,8 +36,8 @@ class DelayedTaskQueue {
   DelayedTaskQueue(const DelayedTaskQueue&) = delete;
   DelayedTaskQueue& operator=(const DelayedTaskQueue&) = delete;
 
-  // Files a task in kDelayed with its wake_ns set, taking over one reference.
-  // Also the way to say a delayed task's word or wake time changed. After
+  // Files a task in kDelayed, taking over one reference. Also the way to say
+  // a delayed task started a new turn (an earlier wake time, say). After
   // Stop, the task is cancelled instead.
   void Watch(ExecutorTask* task);
   // Watch for a task no other thread has seen yet.
@@ -70,6 +71,9 @@ class DelayedTaskQueue {
   // These require mu_.
   void FileInbox();
   void PushEntry(const Entry& entry);
+  // An entry's time came: true if its task is due and now kReady; false if
+  // it is filed again (snoozed later) or dropped (reference and all).
+  bool Surface(ExecutorTask* task, uint64_t entry_word, int64_t now);
   void Purge();
   // Cancels every task in the heap and inbox; requires mu_.
   void CancelAll(std::vector<ExecutorTask*>* out);

@@ -1,8 +1,9 @@
 // One unit of work of the TaskExecutor, the state machine that every thread
 // touching it agrees on, and TaskHandle, the caller's reference to it.
 //
-// States. A task is in one state at a time, held in one atomic word
-// (generation << 8 | state). Every transition, one per line:
+// States. A task is in one state at a time, held in one atomic word with
+// its wake time and a generation (wake << 16 | generation << 3 | state).
+// Every transition, one per line:
 //
 //   from            to              made by
 //   (new)           kReady          Add (or Post) without a delay
@@ -20,14 +21,21 @@
 //   kRunningRerun   kDelayed        the worker, when the run ends
 //
 // kDone and kCancelled are final. Every transition is one compare-and-swap
-// on the word and bumps the generation, so exactly one thread wins each race
-// (a worker starting a task against Cancel, say), and a queue entry that
-// recorded an older word is known to be stale without being searched for
-// and removed: Cancel and Snooze never take a queue's lock.
+// on the word, so exactly one thread wins each race (a worker starting a
+// task against Cancel, say), and every transition but one bumps the
+// generation, so a queue entry that recorded an older generation is known to
+// be stale without being searched for and removed: Cancel and Snooze never
+// take a queue's lock. The exception is a Snooze that moves a delayed task
+// later: it changes only the wake time, keeping the generation, so the
+// timer's entry stays live, surfaces at the old time, finds the new one in
+// the word and files itself again. The timer reads the wake time from the
+// same word it moves to kReady, so a task never runs before the latest wake
+// time, and a task snoozed later again and again costs the timer nothing
+// until its first time comes.
 //
 // Memory ordering: the executor's whole protocol, which the other files
 // refer to by number. Everything not listed is relaxed (statistics,
-// counters, wake_ns and ready_tick, which an inbox push publishes).
+// counters, and ready_tick, which an inbox push publishes).
 //
 //   1. Re-linking a task into an inbox. A producer (ExecutorPool::Enqueue,
 //      DelayedTaskQueue::Watch) changes the task's word, then exchanges the
@@ -65,6 +73,8 @@
 #include <cstdint>
 #include <functional>
 
+#include "util/executor/wake_time.h"
+
 namespace rocksdb_cuckoo {
 
 // Order among the ready tasks of one pool: higher first.
@@ -80,22 +90,41 @@ enum class TaskState : uint8_t {
   kCancelled,     // will never run (again); on_cancel was called
 };
 
-inline constexpr uint64_t TaskWord(uint64_t generation, TaskState state) {
-  return generation << 8 | static_cast<uint8_t>(state);
+constexpr int kStateBits = 3;
+constexpr int kGenerationBits = 13;
+constexpr int kWakeShift = kStateBits + kGenerationBits;
+static_assert(kWakeShift + kWakeBits == 64, "the word is full");
+constexpr uint64_t kTurnMask = (uint64_t{1} << kWakeShift) - 1;
+
+// A new task's word: generation 0.
+inline constexpr uint64_t TaskWord(TaskState state, uint64_t wake = 0) {
+  return wake << kWakeShift | static_cast<uint64_t>(state);
 }
 inline constexpr TaskState StateOf(uint64_t word) {
-  return static_cast<TaskState>(word & 0xff);
+  return static_cast<TaskState>(word & ((1u << kStateBits) - 1));
 }
-// The word after a transition to `state`.
+// The wake time of a kDelayed or kRunningRerun task (see wake_time.h).
+inline constexpr uint64_t WakeOf(uint64_t word) { return word >> kWakeShift; }
+// The word after a transition to `state` due at `wake`: the next generation
+// (which wraps; an entry that old is long gone, and a wrong match would only
+// repeat the decision the current word dictates).
+inline constexpr uint64_t NextWord(uint64_t word, TaskState state,
+                                   uint64_t wake) {
+  const uint64_t generation =
+      ((word >> kStateBits) + 1) & ((uint64_t{1} << kGenerationBits) - 1);
+  return wake << kWakeShift | generation << kStateBits |
+         static_cast<uint64_t>(state);
+}
 inline constexpr uint64_t NextWord(uint64_t word, TaskState state) {
-  return TaskWord((word >> 8) + 1, state);
+  return NextWord(word, state, WakeOf(word));
 }
-
-// Steady-clock nanoseconds, the executor's only time base.
-inline int64_t SteadyNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+// The same turn with a different wake time.
+inline constexpr uint64_t WithWake(uint64_t word, uint64_t wake) {
+  return (word & kTurnMask) | wake << kWakeShift;
+}
+// Whether no transition separates the two words (a later wake time may).
+inline constexpr bool SameTurn(uint64_t a, uint64_t b) {
+  return ((a ^ b) & kTurnMask) == 0;
 }
 
 struct ExecutorTask {
@@ -108,9 +137,8 @@ struct ExecutorTask {
   TaskPriority priority = TaskPriority::kNormal;
 
   std::atomic<uint64_t> word{0};
-  // When a delayed task is due, in steady-clock nanoseconds, and when the
-  // task last became ready, in CycleClock ticks (wait-time statistics).
-  std::atomic<int64_t> wake_ns{0};
+  // When the task last became ready, in CycleClock ticks (wait-time
+  // statistics).
   std::atomic<uint64_t> ready_tick{0};
   // One per TaskHandle, per queue entry and inbox link, and for the worker
   // running it; the task is deleted when the last one goes.
@@ -144,8 +172,22 @@ struct ExecutorTask {
   void Unref();
   // One compare-and-swap from `expected` to the next word in `state`.
   bool Transition(uint64_t expected, TaskState state) {
+    return Replace(expected, NextWord(expected, state));
+  }
+  // Transition to `state` from any word of the turn `seen` belongs to
+  // (delayed tasks' wake times move within a turn): false once the turn is
+  // over.
+  bool TransitionFromTurn(uint64_t seen, TaskState state) {
+    uint64_t current = word.load(std::memory_order_acquire);
+    while (SameTurn(current, seen)) {
+      if (Replace(current, NextWord(current, state))) return true;
+      current = word.load(std::memory_order_acquire);
+    }
+    return false;
+  }
+  bool Replace(uint64_t expected, uint64_t desired) {
     // Sequentially consistent: handshake 4 above.
-    return word.compare_exchange_strong(expected, NextWord(expected, state),
+    return word.compare_exchange_strong(expected, desired,
                                         std::memory_order_seq_cst);
   }
 };

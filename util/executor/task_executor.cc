@@ -44,19 +44,17 @@ ExecutorTask* TaskExecutor::NewTask(int pool, std::function<void()> run,
 
 void TaskExecutor::Submit(ExecutorTask* task, std::chrono::nanoseconds delay) {
   if (shutting_down_.load(std::memory_order_acquire)) {
-    task->word.store(TaskWord(0, TaskState::kCancelled),
+    task->word.store(TaskWord(TaskState::kCancelled),
                      std::memory_order_relaxed);
     RunOnCancel(task);
     task->Unref();
     return;
   }
   if (delay.count() <= 0) {
-    task->word.store(TaskWord(0, TaskState::kReady), std::memory_order_relaxed);
+    task->word.store(TaskWord(TaskState::kReady), std::memory_order_relaxed);
     pools_[task->pool]->EnqueueNew(task);
   } else {
-    task->wake_ns.store(SteadyNanos() + delay.count(),
-                        std::memory_order_relaxed);
-    task->word.store(TaskWord(0, TaskState::kDelayed),
+    task->word.store(TaskWord(TaskState::kDelayed, WakeAfter(delay)),
                      std::memory_order_relaxed);
     timer_.WatchNew(task);
   }
@@ -119,37 +117,48 @@ bool TaskExecutor::Cancel(const TaskHandle& handle) {
 
 TaskState TaskExecutor::SnoozeTask(ExecutorTask* task,
                                    std::chrono::nanoseconds delay) {
-  const int64_t wake = SteadyNanos() + std::max<int64_t>(0, delay.count());
+  const uint64_t wake = WakeAfter(delay);
   uint64_t word = task->word.load(std::memory_order_acquire);
   for (;;) {
     const TaskState state = StateOf(word);
-    if (state == TaskState::kDone || state == TaskState::kCancelled) {
-      return state;
-    }
-    // Published by the transition below, which every reader of wake_ns
-    // (timer thread, finishing worker) acquires first.
-    task->wake_ns.store(wake, std::memory_order_relaxed);
     switch (state) {
+      case TaskState::kDone:
+      case TaskState::kCancelled:
+        return state;
       case TaskState::kDelayed:
-      case TaskState::kReady:
-        // A fresh word makes the old queue entry stale; the timer files the
-        // task again under the new one.
-        if (task->Transition(word, TaskState::kDelayed)) {
-          if (state == TaskState::kReady) {
-            pools_[task->pool]->NoteLeftReady();
-          } else {
-            timer_.NoteStaleEntry(task);
-          }
+        if (wake >= WakeOf(word)) {
+          // Later: the timer's entry, due no later than the old time, stays
+          // live and finds the new time in the word.
+          if (task->Replace(word, WithWake(word, wake))) return state;
+          break;
+        }
+        // Earlier: a new turn, filed afresh; the old entry is stale.
+        if (task->Replace(word, NextWord(word, TaskState::kDelayed, wake))) {
+          timer_.NoteStaleEntry(task);
           task->Ref();
           timer_.Watch(task);
           return state;
         }
         break;
-      default:  // kRunning, kRunningRerun: AfterRun files it when it ends
-        if (task->Transition(word, TaskState::kRunningRerun)) return state;
+      case TaskState::kReady:
+        // The ready queue's entry goes stale; the timer files the task.
+        if (task->Replace(word, NextWord(word, TaskState::kDelayed, wake))) {
+          pools_[task->pool]->NoteLeftReady();
+          task->Ref();
+          timer_.Watch(task);
+          return state;
+        }
+        break;
+      case TaskState::kRunning:
+      case TaskState::kRunningRerun:
+        // AfterRun files it when the run ends.
+        if (task->Replace(word,
+                          NextWord(word, TaskState::kRunningRerun, wake))) {
+          return state;
+        }
         break;
     }
-    word = task->word.load(std::memory_order_acquire);
+    word = task->word.load(std::memory_order_acquire);  // lost a race
   }
 }
 

@@ -55,7 +55,6 @@ ExecutorTask* TaskRecycler::Acquire() {
   task->pool = 0;
   task->priority = TaskPriority::kNormal;
   task->word.store(0, std::memory_order_relaxed);
-  task->wake_ns.store(0, std::memory_order_relaxed);
   task->ready_tick.store(0, std::memory_order_relaxed);
   task->refs.store(0, std::memory_order_relaxed);
   task->in_ready_inbox.store(false, std::memory_order_relaxed);
