@@ -313,6 +313,56 @@ TEST(TaskExecutorTest, CancelPendingTaskRunsOnCancelOnce) {
   EXPECT_EQ(executor.GetPoolStats(kPool).cancelled, 1u);
 }
 
+// A task cancelled in the ready queue and whose handle is then dropped has
+// only the queue's reference left, as a posted task has: the worker that
+// meets it must still find it cancelled, not run it.
+TEST(TaskExecutorTest, ACancelledTaskStaysCancelledAfterItsHandleIsGone) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 1);
+  Gate first_gate;
+  Counter first_started;
+  BlockWorker(&executor, &first_gate, &first_started);
+  // Queued behind the first blocker: a second one, then the victim. Long
+  // tasks are taken one at a time, so the worker files both and takes only
+  // the second blocker, leaving the victim in the ready queue.
+  Gate second_gate;
+  Counter second_started;
+  executor.Post(kPool, [&] {
+    second_started.Add();
+    second_gate.Wait();
+  });
+  std::atomic<int> ran{0};
+  TaskHandle handle = executor.Add(kPool, [&ran] { ran.fetch_add(1); });
+  first_gate.Open();
+  second_started.WaitFor(1);
+  EXPECT_TRUE(executor.Cancel(handle));
+  handle = TaskHandle();
+  Counter after;
+  executor.Post(kPool, [&after] { after.Add(); });
+  second_gate.Open();
+  after.WaitFor(1);
+  EXPECT_EQ(ran.load(), 0);
+}
+
+// Dropping the handle of a running task that was snoozed meanwhile keeps
+// the rerun the snooze asked for.
+TEST(TaskExecutorTest, ARerunOutlivesItsHandle) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 1);
+  Gate gate;
+  Counter runs;
+  TaskHandle handle = executor.Add(kPool, [&] {
+    runs.Add();
+    if (runs.value() == 1) gate.Wait();
+  });
+  runs.WaitFor(1);
+  executor.Snooze(handle, std::chrono::nanoseconds(0));
+  handle = TaskHandle();
+  gate.Open();
+  runs.WaitFor(2);
+  EXPECT_EQ(runs.value(), 2);
+}
+
 TEST(TaskExecutorTest, CancelDoesNotStopARunningTask) {
   TaskExecutor executor({"pool"});
   executor.SetThreads(kPool, 1);

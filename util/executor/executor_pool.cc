@@ -212,7 +212,7 @@ int ExecutorPool::StartBatch(Started* batch, int limit) {
   ExecutorTask* task = nullptr;
   uint64_t word = 0;
   while (n < limit && ready_.Pop(&task, &word)) {
-    if (task->Unshared() || task->Transition(word, TaskState::kRunning)) {
+    if (task->posted || task->Transition(word, TaskState::kRunning)) {
       batch[n++] = {task, NextWord(word, TaskState::kRunning), task->client};
     } else {
       // Stale: cancelled or snoozed since it was queued.
@@ -250,7 +250,7 @@ void ExecutorPool::RunBatch(Worker* worker, const Started* batch, int n) {
     const uint64_t avg = avg_run_nanos_.load(std::memory_order_relaxed);
     avg_run_nanos_.store(avg - avg / 8 + run_nanos / 8,
                          std::memory_order_relaxed);
-    if (task->Unshared()) {
+    if (task->posted) {
       TaskRecycler::Release(task);
     } else {
       after_run_(task, batch[i].running_word);

@@ -135,6 +135,13 @@ struct ExecutorTask {
   const void* client = nullptr;
   int pool = 0;
   TaskPriority priority = TaskPriority::kNormal;
+  // Made by Post: no handle ever refers to it, so no thread can cancel,
+  // snooze or wait on it but its pool, under the pool's mutex. A pool runs
+  // and frees such a task (what AsyncExecutorEnv::Schedule makes) without
+  // any compare-and-swap on its word. (A task made by Add may hold the
+  // queue's reference alone too, once its handle is gone, but its word
+  // still decides: it may have been cancelled.)
+  bool posted = false;
 
   std::atomic<uint64_t> word{0};
   // When the task last became ready, in CycleClock ticks (wait-time
@@ -162,11 +169,6 @@ struct ExecutorTask {
   // Link of TaskRecycler's free lists.
   ExecutorTask* free_next = nullptr;
 
-  // Whether the caller's reference is the only one. Then no other thread can
-  // reach the task to cancel, snooze or wait on it (those need a handle), so
-  // nobody looks at its word: a pool runs and frees such a task (what Post
-  // and AsyncExecutorEnv::Schedule make) without any compare-and-swap.
-  bool Unshared() const { return refs.load(std::memory_order_acquire) == 1; }
   void Ref() { refs.fetch_add(1, std::memory_order_relaxed); }
   // The last reference hands the task to TaskRecycler.
   void Unref();

@@ -30,7 +30,7 @@ void TaskExecutor::Shutdown() {
 }
 
 ExecutorTask* TaskExecutor::NewTask(int pool, std::function<void()> run,
-                                    TaskOptions options, uint32_t refs) {
+                                    TaskOptions options, bool posted) {
   ExecutorTask* task = TaskRecycler::Acquire();
   task->run = std::move(run);
   task->on_cancel = std::move(options.on_cancel);
@@ -38,7 +38,9 @@ ExecutorTask* TaskExecutor::NewTask(int pool, std::function<void()> run,
   task->client = options.client;
   task->pool = pool;
   task->priority = options.priority;
-  task->refs.store(refs, std::memory_order_relaxed);
+  task->posted = posted;
+  // One reference for the queue, and one for the handle of an added task.
+  task->refs.store(posted ? 1 : 2, std::memory_order_relaxed);
   return task;
 }
 
@@ -63,8 +65,8 @@ void TaskExecutor::Submit(ExecutorTask* task, std::chrono::nanoseconds delay) {
 TaskHandle TaskExecutor::Add(int pool, std::function<void()> run,
                              TaskOptions options) {
   const std::chrono::nanoseconds delay = options.delay;
-  // One reference for the handle, one for the queue.
-  ExecutorTask* task = NewTask(pool, std::move(run), std::move(options), 2);
+  ExecutorTask* task =
+      NewTask(pool, std::move(run), std::move(options), /*posted=*/false);
   Submit(task, delay);
   return TaskHandle(task);
 }
@@ -72,7 +74,8 @@ TaskHandle TaskExecutor::Add(int pool, std::function<void()> run,
 void TaskExecutor::Post(int pool, std::function<void()> run,
                         TaskOptions options) {
   const std::chrono::nanoseconds delay = options.delay;
-  Submit(NewTask(pool, std::move(run), std::move(options), 1), delay);
+  Submit(NewTask(pool, std::move(run), std::move(options), /*posted=*/true),
+         delay);
 }
 
 void TaskExecutor::RunOnCancel(ExecutorTask* task) {

@@ -133,7 +133,7 @@ class TaskExecutor {
 
  private:
   ExecutorTask* NewTask(int pool, std::function<void()> run,
-                        TaskOptions options, uint32_t refs);
+                        TaskOptions options, bool posted);
   // Queues a new task holding one reference for its queue.
   void Submit(ExecutorTask* task, std::chrono::nanoseconds delay);
   // What Snooze and SnoozeAndWait share; returns the state it moved from.

@@ -54,6 +54,7 @@ ExecutorTask* TaskRecycler::Acquire() {
   task->client = nullptr;
   task->pool = 0;
   task->priority = TaskPriority::kNormal;
+  task->posted = false;
   task->word.store(0, std::memory_order_relaxed);
   task->ready_tick.store(0, std::memory_order_relaxed);
   task->refs.store(0, std::memory_order_relaxed);
