@@ -127,14 +127,20 @@ inline constexpr bool SameTurn(uint64_t a, uint64_t b) {
   return ((a ^ b) & kTurnMask) == 0;
 }
 
-struct ExecutorTask {
-  // Fixed when the task is created.
-  std::function<void()> run;
-  std::function<void()> on_cancel;
-  const void* tag = nullptr;
-  const void* client = nullptr;
-  int pool = 0;
-  TaskPriority priority = TaskPriority::kNormal;
+// Cache-line aligned, with what every thread touches (the word, the
+// references, the inbox and free-list links) in the first line: a timer or
+// worker that files, drops or frees a task takes that line alone from the
+// thread that made it, and the functions and queue fields stay put.
+struct alignas(64) ExecutorTask {
+  std::atomic<uint64_t> word{0};
+  // One per TaskHandle, per queue entry and inbox link, and for the worker
+  // running it; the task is deleted when the last one goes.
+  std::atomic<uint32_t> refs{0};
+  // Links of the pools' and the timer's lock-free inboxes. The flags say the
+  // task is linked there already, so a task that is snoozed and becomes
+  // ready again before an inbox was emptied is not linked twice.
+  std::atomic<bool> in_ready_inbox{false};
+  std::atomic<bool> in_timer_inbox{false};
   // Made by Post: no handle ever refers to it, so no thread can cancel,
   // snooze or wait on it but its pool, under the pool's mutex. A pool runs
   // and frees such a task (what AsyncExecutorEnv::Schedule makes) without
@@ -142,22 +148,21 @@ struct ExecutorTask {
   // queue's reference alone too, once its handle is gone, but its word
   // still decides: it may have been cancelled.)
   bool posted = false;
-
-  std::atomic<uint64_t> word{0};
+  TaskPriority priority = TaskPriority::kNormal;
+  int pool = 0;
+  ExecutorTask* ready_next = nullptr;
+  ExecutorTask* timer_next = nullptr;
+  // Link of TaskRecycler's free lists.
+  ExecutorTask* free_next = nullptr;
   // When the task last became ready, in CycleClock ticks (wait-time
   // statistics).
   std::atomic<uint64_t> ready_tick{0};
-  // One per TaskHandle, per queue entry and inbox link, and for the worker
-  // running it; the task is deleted when the last one goes.
-  std::atomic<uint32_t> refs{0};
 
-  // Links of the pools' and the timer's lock-free inboxes. The flags say the
-  // task is linked there already, so a task that is snoozed and becomes
-  // ready again before an inbox was emptied is not linked twice.
-  std::atomic<bool> in_ready_inbox{false};
-  std::atomic<bool> in_timer_inbox{false};
-  ExecutorTask* ready_next = nullptr;
-  ExecutorTask* timer_next = nullptr;
+  // Fixed when the task is created.
+  std::function<void()> run;
+  std::function<void()> on_cancel;
+  const void* tag = nullptr;
+  const void* client = nullptr;
 
   // Place in the pool's FairReadyQueue, guarded by the pool's mutex: the
   // word the task was queued under (stale once the task's word moves on)
@@ -165,9 +170,6 @@ struct ExecutorTask {
   bool in_ready_queue = false;
   uint64_t queued_word = 0;
   ExecutorTask* queue_next = nullptr;
-
-  // Link of TaskRecycler's free lists.
-  ExecutorTask* free_next = nullptr;
 
   void Ref() { refs.fetch_add(1, std::memory_order_relaxed); }
   // The last reference hands the task to TaskRecycler.
