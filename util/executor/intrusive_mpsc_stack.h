@@ -29,18 +29,6 @@ class IntrusiveMpscStack {
     return head_.load(std::memory_order_seq_cst) == nullptr;
   }
 
-  // Reverses a list returned by TakeAll into push order.
-  static T* Reverse(T* list) {
-    T* out = nullptr;
-    while (list != nullptr) {
-      T* next = list->*kNext;
-      list->*kNext = out;
-      out = list;
-      list = next;
-    }
-    return out;
-  }
-
  private:
   std::atomic<T*> head_{nullptr};
 };
