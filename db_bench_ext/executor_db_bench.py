@@ -4,12 +4,17 @@
 Small write buffers and files make flushes and compactions run all the time,
 so the background executor is busy. The default Env and AsyncExecutorEnv
 (loaded with LD_PRELOAD=librocksdb_cuckoo.so --env_uri=AsyncExecutorEnv)
-take turns within every run, alternating who goes first. Printed: ops/s and
-write stall time (the rocksdb.stall.micros ticker), median [min..max] over
+take turns within every run, alternating who goes first. Printed: ops/s,
+write stall time (the rocksdb.stall.micros ticker) and the writes' latency
+percentiles P99 and P99.9 (db_bench --histogram), median [min..max] over
 the runs and the ratio of the medians, then the executor's statistics of
 the last run (per pool: queue, wait and run times).
 
     db_bench_ext/executor_db_bench.py --num=1000000 --runs=3 --bg_jobs=4
+    db_bench_ext/executor_db_bench.py --build build-intree-9.10.0
+
+With --build at an in-tree build folder, it drives that RocksDB release's
+own db_bench, which has the plugin compiled in, and preloads nothing.
 
 --threads is db_bench's writer threads, --bg_jobs its max_background_jobs
 (the pool sizes follow from it, as RocksDB sizes them at DB::Open).
@@ -22,6 +27,8 @@ import shutil
 import statistics
 import subprocess
 import sys
+
+from db_bench_compare import intree_rocksdb
 
 
 def find_db_bench():
@@ -49,11 +56,12 @@ def run_db_bench(args, env_name, db_dir, stats_file):
         "--level0_file_num_compaction_trigger=4",
         f"--value_size={args.value_size}", "--key_size=16",
         f"--compression_type={args.compression}", "--statistics",
-        f"--db={db_dir}", "--seed=42"
+        "--histogram", f"--db={db_dir}", "--seed=42"
     ]
     env = dict(os.environ)
     if env_name == "ours":
-        env["LD_PRELOAD"] = args.library
+        if args.library:
+            env["LD_PRELOAD"] = args.library
         cmd.append(f"--env_uri=id=AsyncExecutorEnv;stats_file={stats_file}")
     shutil.rmtree(db_dir, ignore_errors=True)
     out = subprocess.run(cmd, env=env, capture_output=True, text=True)
@@ -63,9 +71,13 @@ def run_db_bench(args, env_name, db_dir, stats_file):
     ops = re.search(r"^fillrandom\s*:.*?([\d.]+) ops/sec", out.stdout, re.M)
     stall = re.search(r"^rocksdb\.stall\.micros COUNT : (\d+)", out.stdout,
                       re.M)
-    if not ops or not stall:
+    # The first percentile line is fillrandom's write latency, in µs.
+    tail = re.search(r"^Percentiles: .*?P99: ([\d.]+) P99\.9: ([\d.]+)",
+                     out.stdout, re.M)
+    if not ops or not stall or not tail:
         sys.exit(f"cannot parse db_bench output ({env_name}):\n{out.stdout}")
-    return float(ops.group(1)), int(stall.group(1)) / 1000.0, " ".join(cmd)
+    return (float(ops.group(1)), int(stall.group(1)) / 1000.0,
+            float(tail.group(1)), float(tail.group(2)), " ".join(cmd))
 
 
 def summary(values, fmt):
@@ -87,18 +99,25 @@ def main():
     parser.add_argument("--value_size", type=int, default=100)
     parser.add_argument("--compression", default="none")
     parser.add_argument("--build", default="build",
-                        help="build folder holding librocksdb_cuckoo.so")
+                        help="build folder holding librocksdb_cuckoo.so, or "
+                        "an in-tree build folder")
     parser.add_argument("--db_bench", default=None)
     parser.add_argument("--out_dir", default="bench-out/executor_db_bench")
     args = parser.parse_args()
-    args.db_bench = args.db_bench or find_db_bench()
-    args.library = os.path.abspath(
-        os.path.join(args.build, "librocksdb_cuckoo.so"))
-    if not os.path.exists(args.library):
-        sys.exit(f"executor_db_bench: {args.library} is missing; build first")
+    intree = intree_rocksdb(args.build)
+    if intree:
+        args.db_bench = args.db_bench or os.path.join(intree, "db_bench")
+        args.library = None
+    else:
+        args.db_bench = args.db_bench or find_db_bench()
+        args.library = os.path.abspath(
+            os.path.join(args.build, "librocksdb_cuckoo.so"))
+        if not os.path.exists(args.library):
+            sys.exit(f"executor_db_bench: {args.library} is missing; "
+                     "build first")
     os.makedirs(args.out_dir, exist_ok=True)
 
-    results = {"default": ([], []), "ours": ([], [])}
+    results = {"default": ([], [], [], []), "ours": ([], [], [], [])}
     for run in range(args.runs):
         order = ["default", "ours"] if run % 2 == 0 else ["ours", "default"]
         stats_file = os.path.abspath(
@@ -106,31 +125,38 @@ def main():
         if os.path.exists(stats_file):
             os.remove(stats_file)
         for name in order:
-            ops, stall_ms, cmd = run_db_bench(
+            *measured, cmd = run_db_bench(
                 args, name, os.path.join(args.out_dir, "db"), stats_file)
-            results[name][0].append(ops)
-            results[name][1].append(stall_ms)
+            for values, value in zip(results[name], measured):
+                values.append(value)
+            ops, stall_ms, p99, p999 = measured
             print(f"run {run + 1} {name:8s} {ops:10.0f} ops/s  "
-                  f"stall {stall_ms:9.1f} ms", flush=True)
+                  f"stall {stall_ms:9.1f} ms  P99 {p99:8.2f} us  "
+                  f"P99.9 {p999:8.2f} us", flush=True)
             if run == 0:
                 print(f"  {cmd}", flush=True)
 
     ops_fmt = lambda v: f"{v:.0f}"
     ms_fmt = lambda v: f"{v:.1f}"
+    us_fmt = lambda v: f"{v:.2f}"
     print(f"\nfillrandom num={args.num} threads={args.threads} "
           f"max_background_jobs={args.bg_jobs} "
-          f"write_buffer_size={args.write_buffer_size}; "
+          f"write_buffer_size={args.write_buffer_size}; {args.db_bench}"
+          f"{' (in-tree, plugin compiled in)' if intree else ''}; "
           f"median [min..max] of {args.runs} runs")
     for name, label in (("default", "Env::Default"),
                         ("ours", "AsyncExecutorEnv")):
-        ops, stall = results[name]
+        ops, stall, p99, p999 = results[name]
         print(f"{label:17s} ops/s {summary(ops, ops_fmt):28s} "
-              f"stall ms {summary(stall, ms_fmt)}")
-    d_ops, d_stall = (statistics.median(v) for v in results["default"])
-    o_ops, o_stall = (statistics.median(v) for v in results["ours"])
-    stall_ratio = f"{o_stall / d_stall:.2f}x" if d_stall > 0 else "n/a (0)"
-    print(f"ratio (ours / default): ops/s {o_ops / d_ops:.2f}x, "
-          f"stall {stall_ratio}")
+              f"stall ms {summary(stall, ms_fmt):24s} "
+              f"P99 us {summary(p99, us_fmt):24s} "
+              f"P99.9 us {summary(p999, us_fmt)}")
+    theirs = [statistics.median(v) for v in results["default"]]
+    ours = [statistics.median(v) for v in results["ours"]]
+    ratios = [f"{o / t:.2f}x" if t > 0 else "n/a (0)"
+              for o, t in zip(ours, theirs)]
+    print(f"ratio (ours / default): ops/s {ratios[0]}, stall {ratios[1]}, "
+          f"P99 {ratios[2]}, P99.9 {ratios[3]}")
     with open(stats_file) as f:
         print("\nexecutor statistics, last run:\n" + f.read())
 
