@@ -79,6 +79,15 @@ void BlockWorker(TaskExecutor* executor, Gate* gate, Counter* started) {
   started->WaitFor(1);
 }
 
+// Opens `gate` and returns once a task posted behind all that is queued has
+// run: a single worker went past every one of them.
+void OpenAndRunPastQueued(TaskExecutor* executor, Gate* gate) {
+  Counter after;
+  executor->Post(kPool, [&after] { after.Add(); });
+  gate->Open();
+  after.WaitFor(1);
+}
+
 TEST(TaskExecutorTest, RunsEveryPostedTask) {
   TaskExecutor executor({"a", "b"});
   executor.SetThreads(0, 2);
@@ -305,10 +314,7 @@ TEST(TaskExecutorTest, CancelPendingTaskRunsOnCancelOnce) {
   EXPECT_EQ(cancelled.load(), 1);
 
   // A task after it proves the worker went past the cancelled one.
-  Counter after;
-  executor.Post(kPool, [&after] { after.Add(); });
-  gate.Open();
-  after.WaitFor(1);
+  OpenAndRunPastQueued(&executor, &gate);
   EXPECT_EQ(ran.load(), 0);
   EXPECT_EQ(executor.GetPoolStats(kPool).cancelled, 1u);
 }
@@ -337,10 +343,7 @@ TEST(TaskExecutorTest, ACancelledTaskStaysCancelledAfterItsHandleIsGone) {
   second_started.WaitFor(1);
   EXPECT_TRUE(executor.Cancel(handle));
   handle = TaskHandle();
-  Counter after;
-  executor.Post(kPool, [&after] { after.Add(); });
-  second_gate.Open();
-  after.WaitFor(1);
+  OpenAndRunPastQueued(&executor, &second_gate);
   EXPECT_EQ(ran.load(), 0);
 }
 
@@ -549,10 +552,7 @@ TEST(TaskExecutorTest, SnoozeTakesAReadyTaskOutOfTheQueue) {
   executor.Snooze(handle, hours(1));
   EXPECT_EQ(handle.state(), TaskState::kDelayed);
   EXPECT_EQ(executor.QueueLength(kPool), 0u);
-  Counter after;
-  executor.Post(kPool, [&after] { after.Add(); });
-  gate.Open();
-  after.WaitFor(1);
+  OpenAndRunPastQueued(&executor, &gate);
   EXPECT_EQ(ran.load(), 0);
   EXPECT_TRUE(executor.Cancel(handle));
 }
@@ -646,10 +646,7 @@ TEST(TaskExecutorTest, CancelDropsAPendingRerun) {
   executor.Snooze(handle, std::chrono::nanoseconds(0));
   EXPECT_TRUE(executor.Cancel(handle));
   EXPECT_EQ(cancelled.load(), 1);
-  gate.Open();
-  Counter after;
-  executor.Post(kPool, [&after] { after.Add(); });
-  after.WaitFor(1);
+  OpenAndRunPastQueued(&executor, &gate);
   EXPECT_EQ(runs.value(), 1);
   EXPECT_EQ(handle.state(), TaskState::kDone);
 }
