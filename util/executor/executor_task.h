@@ -142,12 +142,13 @@ struct ExecutorTask {
   // ready again before an inbox was emptied is not linked twice.
   std::atomic<bool> in_ready_inbox{false};
   std::atomic<bool> in_timer_inbox{false};
-  // Made by Post: no handle ever refers to it, so no thread can cancel,
-  // snooze or wait on it but its pool, under the pool's mutex. A pool runs
-  // and frees such a task (what AsyncExecutorEnv::Schedule makes) without
-  // any compare-and-swap on its word. (A task made by Add may hold the
-  // queue's reference alone too, once its handle is gone, but its word
-  // still decides: it may have been cancelled.)
+  // Made by Post: no handle ever refers to it, so only cancel-by-tag and
+  // shutdown can touch it besides its queues, and in the pool's ready queue
+  // they do so under the pool's mutex. So a pool runs and frees such a task
+  // (what AsyncExecutorEnv::Schedule makes) without any compare-and-swap on
+  // its word. (A task made by Add may hold the queue's reference alone too,
+  // once its handle is gone, but its word still decides: it may have been
+  // cancelled.)
   bool posted = false;
   TaskPriority priority = TaskPriority::kNormal;
   int pool = 0;
