@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "util/executor/executor_task.h"
-#include "util/executor/intrusive_mpsc_stack.h"
+#include "util/executor/sharded_mpsc_stack.h"
 
 namespace rocksdb_cuckoo {
 
@@ -57,7 +57,7 @@ class DelayedTaskQueue {
     uint64_t word;
     ExecutorTask* task;
   };
-  using Inbox = IntrusiveMpscStack<ExecutorTask, &ExecutorTask::timer_next>;
+  using Inbox = ShardedMpscStack<ExecutorTask, &ExecutorTask::timer_next>;
   // Each pushing thread wakes the timer thread once per this many of its
   // pushes (so the inbox stays short); the heap is purged when dead entries
   // exceed max(this, live entries).

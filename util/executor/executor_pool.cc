@@ -177,25 +177,29 @@ void ExecutorPool::FileInbox() {
   // instead of a sequentially consistent store per task. Links are read
   // before a flag is cleared: from then on Enqueue may link the task anew.
   //
-  // The inbox is newest first. One walk collects it (each link is a cache
-  // miss that the next depends on, as the task was written on another core);
-  // filing goes through the collected tasks backwards, oldest first. The
-  // walk also fetches the lines that filing and running will need.
+  // Each shard of the inbox is newest first. One walk collects it (each
+  // link is a cache miss that the next depends on, as the task was written
+  // on another core) and the collected run is turned around, oldest first.
+  // The walk also fetches the lines that filing and running will need.
   filing_.clear();
-  for (ExecutorTask* task = inbox_.TakeAll(); task != nullptr;) {
-    filing_.push_back(task);
-    ExecutorTask* next = task->ready_next;
-    __builtin_prefetch(&task->run);
-    __builtin_prefetch(&task->queue_next, 1);
-    // Release: Enqueue relinks the task only after seeing this, so our
-    // reads and writes of the link come first.
-    task->in_ready_inbox.store(false, std::memory_order_release);
-    task = next;
-  }
+  inbox_.TakeAll([this](ExecutorTask* task) {
+    const size_t oldest = filing_.size();
+    while (task != nullptr) {
+      filing_.push_back(task);
+      ExecutorTask* next = task->ready_next;
+      __builtin_prefetch(&task->run);
+      __builtin_prefetch(&task->queue_next, 1);
+      // Release: Enqueue relinks the task only after seeing this, so our
+      // reads and writes of the link come first.
+      task->in_ready_inbox.store(false, std::memory_order_release);
+      task = next;
+    }
+    // Push order within the shard.
+    std::reverse(filing_.begin() + oldest, filing_.end());
+  });
   if (filing_.empty()) return;
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  for (auto it = filing_.rbegin(); it != filing_.rend(); ++it) {
-    ExecutorTask* filed = *it;
+  for (ExecutorTask* filed : filing_) {
     const uint64_t word = filed->word.load(std::memory_order_relaxed);
     // Not ready any more (cancelled or snoozed before it was filed), or
     // queued already (its place there now carries the newer word).

@@ -1,15 +1,16 @@
 // The worker threads of one executor pool (one per Env::Priority in
 // AsyncExecutorEnv) and their ready queue.
 //
-// Enqueue is a lock-free push onto an inbox. Only the push that finds the
-// inbox empty does more: it wakes a sleeping worker (or, when all are busy
-// with long tasks, looks for a starved client, below), taking the pool's
-// mutex briefly; it never waits for a task. Workers move the inbox into the
-// FairReadyQueue under the mutex, run tasks outside it, and sleep on their
-// own ThreadParker (no spinning) when there is nothing they may run. A
-// worker goes to sleep only after checking the inbox once more, and Enqueue
-// wakes one only after its push, so no task is left behind with every
-// worker asleep.
+// Enqueue is a lock-free push onto an inbox (sharded by producer thread, so
+// producers on different cores do not pass one cache line around). A push
+// that finds a worker asleep wakes one (or, when all are busy with long
+// tasks, looks for a starved client, below), taking the pool's mutex
+// briefly; it never waits for a task. Workers move the inbox into the
+// FairReadyQueue under the mutex, run tasks outside it, and when there is
+// nothing they may run, watch the inbox briefly (SpinForWork) and then sleep
+// on their own ThreadParker. A worker goes to sleep only after checking the
+// inbox once more, and Enqueue wakes one only after its push, so no task is
+// left behind with every worker asleep.
 //
 // Fair turns between clients need one more thing when tasks are long: if
 // every worker is busy with other clients' tasks (a DB flooding the pool
@@ -32,8 +33,8 @@
 #include "rocksdb/env.h"
 #include "util/executor/executor_task.h"
 #include "util/executor/fair_ready_queue.h"
-#include "util/executor/intrusive_mpsc_stack.h"
 #include "util/executor/latency_histogram.h"
+#include "util/executor/sharded_mpsc_stack.h"
 #include "util/executor/thread_parker.h"
 #include "util/striped_counters.h"
 
@@ -121,7 +122,7 @@ class ExecutorPool {
     ROCKSDB_NAMESPACE::CpuPriority cpu =
         ROCKSDB_NAMESPACE::CpuPriority::kNormal;
   };
-  using Inbox = IntrusiveMpscStack<ExecutorTask, &ExecutorTask::ready_next>;
+  using Inbox = ShardedMpscStack<ExecutorTask, &ExecutorTask::ready_next>;
 
   void WorkerMain(Worker* worker);
   // Each of these requires mu_.
@@ -159,7 +160,7 @@ class ExecutorPool {
   // Runs every queued task on the calling thread (no workers left).
   void DrainHere(std::unique_lock<std::mutex>* lock);
   void WakeOne();
-  // After a push; `first_of_burst`: the push found the inbox empty.
+  // After a push; `first_of_burst`: the push found its inbox shard empty.
   void WakeIfIdle(bool first_of_burst);
   // Before a worker sleeps: watches the inbox for up to kSpinNanos, with
   // mu_ released, and says whether a task came. Waking a sleeping thread
