@@ -142,6 +142,32 @@ TEST(TaskExecutorTest, ManyProducersLoseNoTask) {
       executor.GetPoolStats(0).cancelled + executor.GetPoolStats(1).cancelled);
 }
 
+// A task posted just as the only worker stops watching the inbox and goes
+// to sleep must still run. (With long tasks, a push that finds no idle
+// worker files the inbox itself, looking for a starved client; it used to
+// leave the task in the ready queue while the worker, finding the inbox
+// empty, slept.) Posts land at every offset around the end of the worker's
+// watch; each must run before the next is posted.
+TEST(TaskExecutorTest, ATaskPostedAsTheWorkerFallsAsleepRuns) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 1);
+  Counter ran;
+  for (int i = 0; i < 3000; ++i) {
+    // Long enough (over 20 µs) that the pool treats its tasks as long.
+    executor.Post(kPool, [&ran] {
+      const int64_t until = SteadyNanos() + 25 * 1000;
+      while (SteadyNanos() < until) {
+      }
+      ran.Add();
+    });
+    ran.WaitFor(i + 1);
+    const int64_t until = SteadyNanos() + (i % 120) * 1000;
+    while (SteadyNanos() < until) {
+    }
+  }
+  EXPECT_EQ(ran.value(), 3000);
+}
+
 TEST(TaskExecutorTest, HigherPriorityRunsFirstFifoWithin) {
   TaskExecutor executor({"pool"});
   executor.SetThreads(kPool, 1);

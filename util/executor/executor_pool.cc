@@ -91,17 +91,27 @@ void ExecutorPool::HelpStarved() {
     std::lock_guard<std::mutex> lock(mu_);
     if (shutdown_) return;
     FileInbox();
-    if (!AllWorkersBusy() || !ready_.HasStarved()) return;
-    if (helper_ == nullptr) {
-      workers_.push_back(std::make_unique<Worker>());
-      helper_ = workers_.back().get();
-      helper_->thread = std::thread(&ExecutorPool::HelperMain, this, helper_);
-    } else if (helper_idle_) {
-      helper_idle_ = false;
-      wake = helper_;
+    wake = PopIdleForReadyTasks();
+    if (wake == nullptr && AllWorkersBusy() && ready_.HasStarved()) {
+      if (helper_ == nullptr) {
+        workers_.push_back(std::make_unique<Worker>());
+        helper_ = workers_.back().get();
+        helper_->thread = std::thread(&ExecutorPool::HelperMain, this, helper_);
+      } else if (helper_idle_) {
+        helper_idle_ = false;
+        wake = helper_;
+      }
     }
   }
   if (wake != nullptr) wake->parker.Unpark();
+}
+
+ExecutorPool::Worker* ExecutorPool::PopIdleForReadyTasks() {
+  if (ready_.empty() || !MayStartTask() ||
+      static_cast<int>(idle_.size()) <= reserved_) {
+    return nullptr;
+  }
+  return PopIdle();
 }
 
 bool ExecutorPool::StartStarved(Started* started) {
@@ -125,6 +135,12 @@ void ExecutorPool::HelperMain(Worker* helper) {
   std::unique_lock<std::mutex> lock(mu_);
   while (!shutdown_) {
     FileInbox();
+    if (Worker* idle = PopIdleForReadyTasks()) {
+      lock.unlock();
+      idle->parker.Unpark();
+      lock.lock();
+      continue;
+    }
     Started started;
     // Only while the workers cannot: a free worker serves the starved
     // client first anyway.
@@ -391,18 +407,23 @@ void ExecutorPool::DrainHere(std::unique_lock<std::mutex>* lock) {
 
 void ExecutorPool::CancelTagged(const void* tag,
                                 std::vector<ExecutorTask*>* out) {
-  std::lock_guard<std::mutex> lock(mu_);
-  FileInbox();
-  ready_.RemoveIf([&](ExecutorTask* task) {
-    if (task->tag != tag) return false;
-    if (task->Transition(task->queued_word, TaskState::kCancelled)) {
-      NoteLeftReady();
-      out->push_back(task);  // the queue's reference goes with it
-    } else {
-      task->Unref();  // stale
-    }
-    return true;
-  });
+  Worker* wake = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    FileInbox();
+    ready_.RemoveIf([&](ExecutorTask* task) {
+      if (task->tag != tag) return false;
+      if (task->Transition(task->queued_word, TaskState::kCancelled)) {
+        NoteLeftReady();
+        out->push_back(task);  // the queue's reference goes with it
+      } else {
+        task->Unref();  // stale
+      }
+      return true;
+    });
+    wake = PopIdleForReadyTasks();
+  }
+  if (wake != nullptr) wake->parker.Unpark();
 }
 
 void ExecutorPool::SetThreads(int count, bool allow_reduce) {

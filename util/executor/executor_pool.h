@@ -135,6 +135,12 @@ class ExecutorPool {
   // (a pool without threads runs nothing, not even on the helper).
   bool AllWorkersBusy() const { return running_ > 0 && !MayStartTask(); }
   Worker* PopIdle();
+  // For the threads other than workers that file the inbox (the helper,
+  // HelpStarved, CancelTagged): a worker that counted itself idle and then
+  // found the inbox empty, because one of them had just emptied it, is going
+  // to sleep. So after filing they take the idle worker to wake (Unpark it
+  // once mu_ is released) if a ready task could start; nullptr if none.
+  Worker* PopIdleForReadyTasks();
   void WakeIdle(int count, std::unique_lock<std::mutex>* lock);
   void StartWorker();
   void JoinExited();

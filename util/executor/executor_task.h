@@ -51,7 +51,10 @@
 //      idle count (seq_cst) and then reads whether the inbox is empty
 //      (seq_cst). At least one sees the other: the producer wakes a worker
 //      (or leaves the task to one still spinning), or the worker takes the
-//      task instead of sleeping.
+//      task instead of sleeping. A thread other than a worker that empties
+//      the inbox (under the pool's mutex, which the worker released after
+//      counting itself idle) may take that task from under the worker's
+//      look, so it wakes an idle worker itself when a task could start.
 //   3. Sleeping. ThreadParker's Unpark publishes "notified" with a release
 //      exchange that Park's acquire compare-and-swap reads: an Unpark that
 //      comes first makes the next Park return at once.

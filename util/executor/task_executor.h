@@ -44,7 +44,8 @@ namespace rocksdb_cuckoo {
 
 struct TaskOptions {
   TaskPriority priority = TaskPriority::kNormal;
-  // Runs no sooner than this after Add.
+  // Runs no sooner than this after Add. Wake times reach nine years past
+  // the first one the process asked for; a task due beyond that runs then.
   std::chrono::nanoseconds delay{0};
   // CancelTagged(pool, tag) cancels every pending task with this tag.
   const void* tag = nullptr;

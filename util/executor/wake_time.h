@@ -5,7 +5,8 @@
 // process asked for: nine years of range, and small enough to share one
 // atomic word with a task's state, so that a snooze changes both in one
 // compare-and-swap. Units are rounded up, so a task never runs before its
-// delay; it may run up to a microsecond later.
+// delay (the rounding adds under a microsecond). A time beyond the range
+// becomes the latest one, nine years on.
 #pragma once
 
 #include <algorithm>
