@@ -135,18 +135,16 @@ TaskState TaskExecutor::SnoozeTask(ExecutorTask* task,
           if (task->Replace(word, WithWake(word, wake))) return state;
           break;
         }
-        // Earlier: a new turn, filed afresh; the old entry is stale.
-        if (task->Replace(word, NextWord(word, TaskState::kDelayed, wake))) {
-          timer_.NoteStaleEntry(task);
-          task->Ref();
-          timer_.Watch(task);
-          return state;
-        }
-        break;
+        [[fallthrough]];  // earlier: as for a ready task
       case TaskState::kReady:
-        // The ready queue's entry goes stale; the timer files the task.
+        // A new turn makes the old timer or ready-queue entry stale; the
+        // timer files the task afresh.
         if (task->Replace(word, NextWord(word, TaskState::kDelayed, wake))) {
-          pools_[task->pool]->NoteLeftReady();
+          if (state == TaskState::kReady) {
+            pools_[task->pool]->NoteLeftReady();
+          } else {
+            timer_.NoteStaleEntry(task);
+          }
           task->Ref();
           timer_.Watch(task);
           return state;
