@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -136,6 +137,9 @@ TableHarness* Table(Format f) {
               s.ToString().c_str());
       abort();
     }
+    // The open reader keeps the data: nothing is left behind in the folder
+    // (the table is never destroyed, and a run may be killed).
+    std::remove(slot->path().c_str());
   }
   return slot.get();
 }

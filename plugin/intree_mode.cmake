@@ -58,6 +58,10 @@ endif()
 set(CMAKE_CXX_FLAGS_RELEASE "-O2")
 set(CMAKE_CXX_EXTENSIONS OFF)  # -std=c++17, as make_config.mk has it
 add_compile_options(${_cxxflags} -DNDEBUG -fno-rtti)
+# Each executable would carry its own copy of librocksdb.a's line tables
+# (about 35 MB; the test suite alone 1.6 GB): leave debug sections out.
+# Symbols stay, so perf and backtraces still name functions.
+add_link_options(-Wl,--strip-debug)
 # The libraries RocksDB's make linked its tools with.
 separate_arguments(_ldflags UNIX_COMMAND
   "${_ldflags} ${_exec_ldflags} ${_jemalloc_lib}")
