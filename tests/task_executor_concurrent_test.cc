@@ -70,12 +70,28 @@ void WaitForState(const TaskHandle& handle, TaskState state) {
   while (handle.state() != state) std::this_thread::yield();
 }
 
+// Posts a task that appends `id` to `log` and counts itself in `ran`.
+void PostLogged(TaskExecutor* executor, int id, RunLog* log, Counter* ran,
+                const TaskOptions& options) {
+  executor->Post(
+      kPool,
+      [id, log, ran] {
+        log->Append(id);
+        ran->Add();
+      },
+      options);
+}
+
 // Occupies the pool's only worker until the gate opens.
-void BlockWorker(TaskExecutor* executor, Gate* gate, Counter* started) {
-  executor->Post(kPool, [gate, started] {
-    started->Add();
-    gate->Wait();
-  });
+void BlockWorker(TaskExecutor* executor, Gate* gate, Counter* started,
+                 const TaskOptions& options = TaskOptions()) {
+  executor->Post(
+      kPool,
+      [gate, started] {
+        started->Add();
+        gate->Wait();
+      },
+      options);
   started->WaitFor(1);
 }
 
@@ -180,13 +196,7 @@ TEST(TaskExecutorTest, HigherPriorityRunsFirstFifoWithin) {
   const TaskPriority priorities[] = {TaskPriority::kLow, TaskPriority::kHigh,
                                      TaskPriority::kNormal};
   for (int i = 0; i < 9; ++i) {
-    executor.Post(
-        kPool,
-        [i, &log, &ran] {
-          log.Append(i);
-          ran.Add();
-        },
-        WithPriority(priorities[i % 3]));
+    PostLogged(&executor, i, &log, &ran, WithPriority(priorities[i % 3]));
   }
   gate.Open();
   ran.WaitFor(9);
@@ -208,22 +218,10 @@ TEST(TaskExecutorTest, ClientsTakeTurns) {
   RunLog log;
   Counter ran;
   for (int i = 0; i < 10; ++i) {
-    executor.Post(
-        kPool,
-        [i, &log, &ran] {
-          log.Append(i);
-          ran.Add();
-        },
-        WithClient(&flood_client));
+    PostLogged(&executor, i, &log, &ran, WithClient(&flood_client));
   }
   for (int i = 100; i < 102; ++i) {
-    executor.Post(
-        kPool,
-        [i, &log, &ran] {
-          log.Append(i);
-          ran.Add();
-        },
-        WithClient(&quiet_client));
+    PostLogged(&executor, i, &log, &ran, WithClient(&quiet_client));
   }
   gate.Open();
   ran.WaitFor(12);
@@ -266,21 +264,9 @@ TEST(TaskExecutorTest, ClientWithNothingRunningGoesFirst) {
   RunLog log;
   Counter ran;
   for (int i = 0; i < 3; ++i) {
-    executor.Post(
-        kPool,
-        [i, &log, &ran] {
-          log.Append(i);
-          ran.Add();
-        },
-        WithClient(&busy_client));
+    PostLogged(&executor, i, &log, &ran, WithClient(&busy_client));
   }
-  executor.Post(
-      kPool,
-      [&log, &ran] {
-        log.Append(100);
-        ran.Add();
-      },
-      WithClient(&other_client));
+  PostLogged(&executor, 100, &log, &ran, WithClient(&other_client));
   // The other client's worker frees up; its next task still loses to no
   // one: the busy client has a task running, the other has none now.
   short_task.Open();
@@ -299,30 +285,11 @@ TEST(TaskExecutorTest, HelperRunsAStarvedClientsTask) {
   int starved = 0;
   Gate gate;
   Counter started;
-  executor.Post(
-      kPool,
-      [&] {
-        started.Add();
-        gate.Wait();
-      },
-      WithClient(&busy));
-  started.WaitFor(1);
+  BlockWorker(&executor, &gate, &started, WithClient(&busy));
   RunLog log;
   Counter ran;
-  executor.Post(
-      kPool,
-      [&] {
-        log.Append(1);
-        ran.Add();
-      },
-      WithClient(&busy));
-  executor.Post(
-      kPool,
-      [&] {
-        log.Append(2);
-        ran.Add();
-      },
-      WithClient(&starved));
+  PostLogged(&executor, 1, &log, &ran, WithClient(&busy));
+  PostLogged(&executor, 2, &log, &ran, WithClient(&starved));
   ran.WaitFor(1);
   EXPECT_EQ(log.ids(), std::vector<int>{2});
   EXPECT_EQ(executor.QueueLength(kPool), 1u);  // busy's second task waits
@@ -343,14 +310,7 @@ TEST(TaskExecutorTest, WithoutTheHelperThreadCountsAreHardLimits) {
   int starved = 0;
   Gate gate;
   Counter started;
-  executor.Post(
-      kPool,
-      [&] {
-        started.Add();
-        gate.Wait();
-      },
-      WithClient(&busy));
-  started.WaitFor(1);
+  BlockWorker(&executor, &gate, &started, WithClient(&busy));
   Counter ran;
   TaskHandle handle = executor.Add(
       kPool, [&ran] { ran.Add(); }, WithClient(&starved));
@@ -578,13 +538,7 @@ TEST(TaskExecutorTest, DelayedTasksRunInWakeOrder) {
   Counter ran;
   // Added latest-first; the timer must still hand them over earliest-first.
   for (int i = 4; i >= 0; --i) {
-    executor.Post(
-        kPool,
-        [i, &log, &ran] {
-          log.Append(i);
-          ran.Add();
-        },
-        WithDelay(milliseconds(10 * (i + 1))));
+    PostLogged(&executor, i, &log, &ran, WithDelay(milliseconds(10 * (i + 1))));
   }
   ran.WaitFor(5);
   EXPECT_EQ(log.ids(), (std::vector<int>{0, 1, 2, 3, 4}));
