@@ -95,6 +95,22 @@ configure_and_build() {   # $1 = build dir, rest = cmake args
   cmake --build "$dir" -j "$jobs"
 }
 
+# `test` needs about 1.2 GB in the clone, 0.6 GB for the in-tree RocksDB
+# cache and up to 0.5 GB of test data under $TMPDIR. A full disk shows up
+# much later as a failed link or a failed test, so say it at the start.
+warn_if_low_disk() {
+  local dir free_mb
+  mkdir -p "$cache_root"
+  for dir in "$top" "$cache_root" "${TMPDIR:-/tmp}"; do
+    [ -d "$dir" ] || continue
+    free_mb=$(df -Pm "$dir" | awk 'NR == 2 { print $4 }')
+    if [ "$free_mb" -lt 2500 ]; then
+      echo "setup: warning: $free_mb MB free under $dir; ./setup.sh test" \
+        "needs about 2.3 GB" >&2
+    fi
+  done
+}
+
 intree_dir() { echo "$cache_root/rocksdb-$1-intree"; }
 # Where the in-tree tools are: make writes them at the tree's root (beside
 # tools/db_crashtest.py).
@@ -217,6 +233,7 @@ if [ "${1:-}" = intree ]; then
   build_intree "${2:-}"   # fetches RocksDB's source only when not cached
   exit 0
 fi
+if [ "${1:-}" = test ]; then warn_if_low_disk; fi
 fetch_rocksdb_source
 configure_and_build build -DCMAKE_BUILD_TYPE=Release
 
