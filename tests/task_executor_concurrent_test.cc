@@ -95,6 +95,18 @@ void BlockWorker(TaskExecutor* executor, Gate* gate, Counter* started,
   started->WaitFor(1);
 }
 
+// Adds a task whose first run holds the pool's only worker until `gate`
+// opens (later runs return at once), and waits for that run to start.
+TaskHandle AddHeldOnFirstRun(TaskExecutor* executor, Gate* gate,
+                             Counter* runs) {
+  TaskHandle handle = executor->Add(kPool, [gate, runs] {
+    runs->Add();
+    if (runs->value() == 1) gate->Wait();
+  });
+  runs->WaitFor(1);
+  return handle;
+}
+
 // Opens `gate` and returns once a task posted behind all that is queued has
 // run: a single worker went past every one of them.
 void OpenAndRunPastQueued(TaskExecutor* executor, Gate* gate) {
@@ -381,11 +393,7 @@ TEST(TaskExecutorTest, ARerunOutlivesItsHandle) {
   executor.SetThreads(kPool, 1);
   Gate gate;
   Counter runs;
-  TaskHandle handle = executor.Add(kPool, [&] {
-    runs.Add();
-    if (runs.value() == 1) gate.Wait();
-  });
-  runs.WaitFor(1);
+  TaskHandle handle = AddHeldOnFirstRun(&executor, &gate, &runs);
   executor.Snooze(handle, std::chrono::nanoseconds(0));
   handle = TaskHandle();
   gate.Open();
@@ -583,11 +591,7 @@ TEST(TaskExecutorTest, SnoozeWhileRunningRunsItAgain) {
   executor.SetThreads(kPool, 1);
   Gate gate;
   Counter runs;
-  TaskHandle handle = executor.Add(kPool, [&] {
-    runs.Add();
-    if (runs.value() == 1) gate.Wait();
-  });
-  runs.WaitFor(1);
+  TaskHandle handle = AddHeldOnFirstRun(&executor, &gate, &runs);
   executor.Snooze(handle, std::chrono::nanoseconds(0));
   EXPECT_EQ(handle.state(), TaskState::kRunningRerun);
   gate.Open();
