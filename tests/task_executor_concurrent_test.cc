@@ -70,6 +70,14 @@ void WaitForState(const TaskHandle& handle, TaskState state) {
   while (handle.state() != state) std::this_thread::yield();
 }
 
+// Keeps the calling thread on its core (sleeping would hand the timing to
+// the kernel's wake-up).
+void BusyWaitMicros(int64_t micros) {
+  const int64_t until = SteadyNanos() + micros * 1000;
+  while (SteadyNanos() < until) {
+  }
+}
+
 // Posts a task that appends `id` to `log` and counts itself in `ran`.
 void PostLogged(TaskExecutor* executor, int id, RunLog* log, Counter* ran,
                 const TaskOptions& options) {
@@ -183,15 +191,11 @@ TEST(TaskExecutorTest, ATaskPostedAsTheWorkerFallsAsleepRuns) {
   for (int i = 0; i < 3000; ++i) {
     // Long enough (over 20 µs) that the pool treats its tasks as long.
     executor.Post(kPool, [&ran] {
-      const int64_t until = SteadyNanos() + 25 * 1000;
-      while (SteadyNanos() < until) {
-      }
+      BusyWaitMicros(25);
       ran.Add();
     });
     ran.WaitFor(i + 1);
-    const int64_t until = SteadyNanos() + (i % 120) * 1000;
-    while (SteadyNanos() < until) {
-    }
+    BusyWaitMicros(i % 120);
   }
   EXPECT_EQ(ran.value(), 3000);
 }
