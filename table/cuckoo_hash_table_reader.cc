@@ -427,7 +427,7 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
   KeyHash hashes[kMaxKeys];
   uint64_t candidates[kMaxKeys];
   auto start_entry = [&](size_t k) {
-    candidates[k] = Candidate(hashes[k]);
+    candidates[k] = Candidate(hashes[k], verify);
     if (candidates[k] != kNoCandidate) {
       __builtin_prefetch(data_ + candidates[k]);
     }
@@ -454,10 +454,9 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
       const Slice user_key = ExtractUserKey(key.ikey);
       EntryView entry;
       Status damage;
-      // A candidate from a damaged bucket is still safe to try: it counts
-      // only if its entry, verified, holds this very key. The full probe
-      // covers the rest: absent keys, fingerprint collisions, the stash,
-      // and verifying the buckets.
+      // The candidate counts only if its entry, verified, holds this very
+      // key. The full probe covers the rest: absent keys, fingerprint
+      // collisions, the stash, and damage.
       const Probe probe =
           candidates[k] != kNoCandidate &&
                   KeyAt(candidates[k], user_key, &entry, verify, &damage) ==
@@ -478,7 +477,8 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
   RecordProbes(counts);
 }
 
-uint64_t CuckooHashTableReader::Candidate(const KeyHash& kh) const {
+uint64_t CuckooHashTableReader::Candidate(const KeyHash& kh,
+                                          bool verify) const {
   const Fingerprints& first = FingerprintsAt(kh.bucket1);
   uint32_t matches = first.SlotsWith(kh.fingerprint);
   uint64_t bucket = kh.bucket1;
@@ -486,7 +486,20 @@ uint64_t CuckooHashTableReader::Candidate(const KeyHash& kh) const {
     bucket = kh.bucket2;
     matches = FingerprintsAt(bucket).SlotsWith(kh.fingerprint);
   }
-  return matches != 0 ? EntryOffset(bucket, FirstSlot(matches)) : kNoCandidate;
+  if (matches == 0) return kNoCandidate;
+  // A fixed slot's entry is where its index says: a damaged fingerprint can
+  // only lead to another intact entry, whose key then differs. A stored
+  // offset is trusted only from a verified bucket: damaged, it could lead
+  // to an older version of this very key. (On damage the full probe, which
+  // checks the bucket again, reports it.)
+  if (verify && !layout_.fixed_slots()) {
+    const uint64_t stride = layout_.bucket_stride();
+    Status damage;
+    if (!bucket_chunks_.Check(bucket * stride, stride, &damage)) {
+      return kNoCandidate;
+    }
+  }
+  return EntryOffset(bucket, FirstSlot(matches));
 }
 
 Status CuckooHashTableReader::EntryAt(uint64_t index, bool verify,

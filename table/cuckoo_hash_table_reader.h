@@ -137,9 +137,10 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   bool ReadEntry(uint64_t offset, EntryView* entry, bool verify,
                  ROCKSDB_NAMESPACE::Status* damage) const;
   // The offset of the entry whose fingerprint first matches the key's in
-  // the bucket that would hold it, unchecked; kNoCandidate if none does.
+  // the bucket that would hold it, whose key is still to be compared;
+  // kNoCandidate if none does, or if `verify` and the bucket is damaged.
   static constexpr uint64_t kNoCandidate = UINT64_MAX;
-  uint64_t Candidate(const KeyHash& kh) const;
+  uint64_t Candidate(const KeyHash& kh, bool verify) const;
   // Adds lookups to RocksDB's bloom filter tickers, if statistics are on.
   void RecordProbes(const ProbeCounts& counts) const;
   // Feeds user_key's versions visible at `sequence` to get_context, from

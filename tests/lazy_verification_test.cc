@@ -280,6 +280,70 @@ INSTANTIATE_TEST_SUITE_P(ReadModes, LazyTableTest, ::testing::Bool(),
                            return info.param ? "Mmap" : "Loaded";
                          });
 
+// A bucket slot's entry offset, damaged to point at an older version of
+// the same key (an intact entry that holds this very key), must read as
+// Corruption: a lookup that trusted the offset before verifying the bucket
+// would return the old value, a silent wrong answer. Get and MultiGet, with
+// the file mapped and loaded.
+TEST(DamagedBucketOffsetTest, PointingAtAnOlderVersionIsCorruption) {
+  for (const bool mmap : {true, false}) {
+    SCOPED_TRACE(mmap ? "mmap" : "loaded");
+    TableHarness harness(NewCuckooHashTableFactory(),
+                         ::testing::TempDir() + "/cuckoo_damaged_offset_" +
+                             std::to_string(getpid()) +
+                             (mmap ? "_mmap" : "_loaded") + ".sst",
+                         mmap);
+    // Two versions of "target" (kept for a snapshot) put the file in key
+    // order, where buckets store entry offsets.
+    std::vector<std::pair<std::string, std::string>> entries = {
+        {InternalKeyOf("target", 9, kTypeValue), "new value"},
+        {InternalKeyOf("target", 4, kTypeValue), "old value"}};
+    for (int i = 0; i < 200; i++) {
+      entries.emplace_back(
+          InternalKeyOf("key" + std::to_string(i), 1, kTypeValue),
+          std::string(10 + i % 30, 'v'));
+    }
+    ASSERT_OK(harness.Build(entries));
+    std::string file = ReadWholeFile(harness.path());
+    const Layout layout = LayoutOf(file);
+    ASSERT_FALSE(layout.fixed_slots());
+    // Newest version first, in the data region.
+    std::vector<uint64_t> versions;
+    EntryView entry;
+    for (uint64_t at = 0; at < layout.data_size; at = entry.next_offset) {
+      ASSERT_TRUE(ParseEntry(file.data(), layout.data_size, at, &entry));
+      if (entry.user_key == "target") versions.push_back(at);
+    }
+    ASSERT_EQ(versions.size(), 2u);
+    const KeyHash kh = HashUserKey("target", layout.identity_as_first_hash,
+                                   layout.num_buckets, layout.hash_seed);
+    bool redirected = false;
+    for (const uint64_t b : {kh.bucket1, kh.bucket2}) {
+      char* at = &file[layout.buckets_offset + b * kBucketSize];
+      Bucket bucket;
+      memcpy(&bucket, at, sizeof(bucket));
+      for (uint32_t slot = 0; slot < kSlotsPerBucket && !redirected; slot++) {
+        if (bucket.OffsetAt(slot) != versions[0]) continue;
+        bucket.Set(slot, bucket.fingerprints.fingerprint[slot], versions[1]);
+        memcpy(at, &bucket, sizeof(bucket));
+        redirected = true;
+      }
+    }
+    ASSERT_TRUE(redirected);
+    ASSERT_TRUE(WriteWholeFile(harness.path(), file));
+    ASSERT_OK(harness.Open());  // buckets are verified when first read
+
+    const TableHarness::GetResult got = harness.Get("target");
+    EXPECT_TRUE(got.status.IsCorruption()) << got.status.ToString();
+    EXPECT_NE(got.value, "old value");
+    const std::vector<TableHarness::GetResult> batch =
+        harness.MultiGet({"key1", "target", "key2"});
+    ASSERT_EQ(batch.size(), 3u);
+    EXPECT_TRUE(batch[1].status.IsCorruption()) << batch[1].status.ToString();
+    EXPECT_NE(batch[1].value, "old value");
+  }
+}
+
 // A file written by the last release of format `version`, in "slot" or
 // "key" order.
 std::string EarlierFormatFile(int version, const char* order) {
