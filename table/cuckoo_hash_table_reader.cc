@@ -122,6 +122,26 @@ std::array<Region, 5> RegionsOf(const Layout& layout) {
 }
 constexpr size_t kBulkRegions = 3;
 
+uint64_t Load64(const char* p) {
+  uint64_t v;
+  memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+// Key equality without a call to memcmp for the usual key sizes: keys of
+// 8 to 16 bytes compare as two overlapping 8-byte words.
+inline bool SameKey(const Slice& a, const Slice& b) {
+  const size_t n = a.size();
+  if (n != b.size()) return false;
+  if (n >= 8 && n <= 16) {
+    const char* x = a.data();
+    const char* y = b.data();
+    return ((Load64(x) ^ Load64(y)) |
+            (Load64(x + n - 8) ^ Load64(y + n - 8))) == 0;
+  }
+  return memcmp(a.data(), b.data(), n) == 0;
+}
+
 }  // namespace
 
 Status CuckooHashTableReader::SetUpChunkVerifiers() {
@@ -289,7 +309,7 @@ inline CuckooHashTableReader::Match CuckooHashTableReader::KeyAt(
     uint64_t offset, const Slice& user_key, EntryView* entry, bool verify,
     Status* damage) const {
   if (!ReadEntry(offset, entry, verify, damage)) return Match::kDamaged;
-  return entry->user_key == user_key ? Match::kSame : Match::kOther;
+  return SameKey(entry->user_key, user_key) ? Match::kSame : Match::kOther;
 }
 
 CuckooHashTableReader::Match CuckooHashTableReader::MatchInBucket(
@@ -309,8 +329,15 @@ CuckooHashTableReader::Match CuckooHashTableReader::MatchInBucket(
 }
 
 CuckooHashTableReader::Probe CuckooHashTableReader::FindUserKey(
-    const Slice& user_key, const KeyHash& kh, EntryView* entry, bool verify,
-    Status* damage) const {
+    const Slice& user_key, const KeyHash& kh, uint64_t candidate,
+    EntryView* entry, bool verify, Status* damage) const {
+  // The candidate counts only if its entry, verified, holds this very key.
+  // The full probe covers the rest: absent keys, fingerprint collisions,
+  // the stash, and damage.
+  if (candidate != kNoCandidate &&
+      KeyAt(candidate, user_key, entry, verify, damage) == Match::kSame) {
+    return Probe::kFound;
+  }
   bool seen = false;
   const uint64_t stride = layout_.bucket_stride();
   for (const uint64_t b : {kh.bucket1, kh.bucket2}) {
@@ -382,7 +409,7 @@ Status CuckooHashTableReader::SaveVersions(EntryView entry,
     if (single_versions_ || entry.next_offset >= layout_.data_size) break;
     Status damage;
     if (!ReadEntry(entry.next_offset, &entry, verify, &damage)) return damage;
-    if (entry.user_key != user_key) break;
+    if (!SameKey(entry.user_key, user_key)) break;
   }
   return Status::OK();
 }
@@ -401,7 +428,8 @@ Status CuckooHashTableReader::Get(const ReadOptions& read_options,
   EntryView entry;
   Status damage;
   const bool verify = read_options.verify_checksums;
-  const Probe probe = FindUserKey(user_key, kh, &entry, verify, &damage);
+  const Probe probe =
+      FindUserKey(user_key, kh, Candidate(kh, verify), &entry, verify, &damage);
   if (statistics_ != nullptr) {
     ProbeCounts counts{};
     counts[static_cast<int>(probe)]++;
@@ -454,15 +482,8 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
       const Slice user_key = ExtractUserKey(key.ikey);
       EntryView entry;
       Status damage;
-      // The candidate counts only if its entry, verified, holds this very
-      // key. The full probe covers the rest: absent keys, fingerprint
-      // collisions, the stash, and damage.
-      const Probe probe =
-          candidates[k] != kNoCandidate &&
-                  KeyAt(candidates[k], user_key, &entry, verify, &damage) ==
-                      Match::kSame
-              ? Probe::kFound
-              : FindUserKey(user_key, hashes[k], &entry, verify, &damage);
+      const Probe probe = FindUserKey(user_key, hashes[k], candidates[k],
+                                      &entry, verify, &damage);
       counts[static_cast<int>(probe)]++;
       if (probe == Probe::kDamaged) {
         *key.s = damage;

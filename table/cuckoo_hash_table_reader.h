@@ -120,10 +120,12 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
     kDamaged = 3
   };
   using ProbeCounts = std::array<uint64_t, 4>;  // by Probe
-  // On kFound, *entry is the first of user_key's versions; on kDamaged,
-  // *damage says what is damaged.
-  Probe FindUserKey(const Slice& user_key, const KeyHash& kh, EntryView* entry,
-                    bool verify, ROCKSDB_NAMESPACE::Status* damage) const;
+  // Looks for user_key at `candidate` (see Candidate()), then in its
+  // buckets and the stash. On kFound, *entry is the first of user_key's
+  // versions; on kDamaged, *damage says what is damaged.
+  Probe FindUserKey(const Slice& user_key, const KeyHash& kh,
+                    uint64_t candidate, EntryView* entry, bool verify,
+                    ROCKSDB_NAMESPACE::Status* damage) const;
   // Whether the entry at `offset` is user_key's; parses it into *entry.
   enum class Match { kOther, kSame, kDamaged };
   Match KeyAt(uint64_t offset, const Slice& user_key, EntryView* entry,
