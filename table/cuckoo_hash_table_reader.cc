@@ -447,37 +447,35 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
                                      bool /*skip_filters*/) {
   if (layout_.num_user_keys == 0) return;
   const bool verify = read_options.verify_checksums;
-  constexpr size_t kMaxKeys = MultiGetContext::MAX_BATCH_SIZE;
-  // How many keys ahead an entry starts loading: enough keys' work to cover
-  // a memory round trip, few enough that a core can track the loads.
-  constexpr size_t kAhead = 8;
-  KeyContext* keys[kMaxKeys];
-  KeyHash hashes[kMaxKeys];
-  uint64_t candidates[kMaxKeys];
-  auto start_entry = [&](size_t k) {
-    candidates[k] = Candidate(hashes[k], verify);
-    if (candidates[k] != kNoCandidate) {
-      __builtin_prefetch(data_ + candidates[k]);
-    }
-  };
+  // Three passes over groups of keys: a whole batch of 32 would have more
+  // loads in flight than a core can track, and the excess waits anyway.
+  constexpr size_t kGroup = 16;
+  KeyContext* keys[kGroup];
+  KeyHash hashes[kGroup];
+  uint64_t candidates[kGroup];
   ProbeCounts counts{};
-  // A range holds at most kMaxKeys keys; the loop is there for safety.
-  for (auto it = range->begin(); it != range->end();) {
-    // First every key's buckets: the fingerprint array is small enough to
-    // stay in the last-level cache, so these loads arrive quickly.
+  auto it = range->begin();
+  while (it != range->end()) {
     size_t n = 0;
-    for (; it != range->end() && n < kMaxKeys; ++it, ++n) {
+    // Pass 1: hash each key and start loading its buckets. Not its likely
+    // entries as Get does: with a group's buckets in flight those loads
+    // made batches slower.
+    for (; n < kGroup && it != range->end(); ++it, ++n) {
       keys[n] = &*it;
       hashes[n] = Hash(ExtractUserKey(keys[n]->ikey));
       __builtin_prefetch(&FingerprintsAt(hashes[n].bucket1));
       __builtin_prefetch(&FingerprintsAt(hashes[n].bucket2));
     }
-    // Then a pipeline: key k + kAhead's likely entry starts loading while
-    // key k, whose entry has had kAhead keys' work to arrive, is confirmed,
-    // so memory misses overlap with feeding GetContexts.
-    for (size_t k = 0; k < std::min(n, kAhead); k++) start_entry(k);
+    // Pass 2: fingerprints only (buckets are arriving); start loading the
+    // likely entry of each key without waiting for it.
     for (size_t k = 0; k < n; k++) {
-      if (k + kAhead < n) start_entry(k + kAhead);
+      candidates[k] = Candidate(hashes[k], verify);
+      if (candidates[k] != kNoCandidate) {
+        __builtin_prefetch(data_ + candidates[k]);
+      }
+    }
+    // Pass 3: confirm each key and feed its GetContext.
+    for (size_t k = 0; k < n; k++) {
       KeyContext& key = *keys[k];
       const Slice user_key = ExtractUserKey(key.ikey);
       EntryView entry;
