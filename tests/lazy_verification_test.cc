@@ -280,69 +280,140 @@ INSTANTIATE_TEST_SUITE_P(ReadModes, LazyTableTest, ::testing::Bool(),
                            return info.param ? "Mmap" : "Loaded";
                          });
 
-// A bucket slot's entry offset, damaged to point at an older version of
-// the same key (an intact entry that holds this very key), must read as
-// Corruption: a lookup that trusted the offset before verifying the bucket
-// would return the old value, a silent wrong answer. Get and MultiGet, with
-// the file mapped and loaded.
-TEST(DamagedBucketOffsetTest, PointingAtAnOlderVersionIsCorruption) {
-  for (const bool mmap : {true, false}) {
-    SCOPED_TRACE(mmap ? "mmap" : "loaded");
-    TableHarness harness(NewCuckooHashTableFactory(),
-                         ::testing::TempDir() + "/cuckoo_damaged_offset_" +
-                             std::to_string(getpid()) +
-                             (mmap ? "_mmap" : "_loaded") + ".sst",
-                         mmap);
-    // Two versions of "target" (kept for a snapshot) put the file in key
-    // order, where buckets store entry offsets.
-    std::vector<std::pair<std::string, std::string>> entries = {
-        {InternalKeyOf("target", 9, kTypeValue), "new value"},
-        {InternalKeyOf("target", 4, kTypeValue), "old value"}};
-    for (int i = 0; i < 200; i++) {
-      entries.emplace_back(
-          InternalKeyOf("key" + std::to_string(i), 1, kTypeValue),
-          std::string(10 + i % 30, 'v'));
+// Key-ordered files (here: two versions of every key, kept for a snapshot)
+// store each slot's entry offset in its bucket. A damaged offset can point
+// at another intact entry, even an older version of the very key looked up;
+// a lookup that trusted it before verifying the bucket would return that
+// entry's value as found, a silent wrong answer.
+class RedirectedOffsetTest : public ::testing::TestWithParam<bool> {
+ protected:
+  static constexpr int kKeys = 20;
+  static std::string Key(int i) { return "key" + std::to_string(i); }
+  static std::string NewValue(int i) {
+    return "new-" + std::string(i % 7, 'n') + std::to_string(i);
+  }
+  static std::string OldValue(int i) { return "old-" + std::to_string(i); }
+
+  void SetUp() override {
+    harness_ = std::make_unique<TableHarness>(
+        NewCuckooHashTableFactory(),
+        ::testing::TempDir() + "/cuckoo_redirected_" +
+            std::to_string(getpid()) + (GetParam() ? "_mmap" : "_loaded") +
+            ".sst",
+        GetParam());
+    std::vector<std::pair<std::string, std::string>> entries;
+    for (int i = 0; i < kKeys; i++) {
+      entries.emplace_back(InternalKeyOf(Key(i), 9, kTypeValue), NewValue(i));
+      entries.emplace_back(InternalKeyOf(Key(i), 4, kTypeValue), OldValue(i));
     }
-    ASSERT_OK(harness.Build(entries));
-    std::string file = ReadWholeFile(harness.path());
-    const Layout layout = LayoutOf(file);
-    ASSERT_FALSE(layout.fixed_slots());
-    // Newest version first, in the data region.
-    std::vector<uint64_t> versions;
+    ASSERT_OK(harness_->Build(entries));
+    pristine_ = ReadWholeFile(harness_->path());
+    layout_ = LayoutOf(pristine_);
+    ASSERT_FALSE(layout_.fixed_slots());
     EntryView entry;
-    for (uint64_t at = 0; at < layout.data_size; at = entry.next_offset) {
-      ASSERT_TRUE(ParseEntry(file.data(), layout.data_size, at, &entry));
-      if (entry.user_key == "target") versions.push_back(at);
+    for (uint64_t at = 0; at < layout_.data_size; at = entry.next_offset) {
+      ASSERT_TRUE(ParseEntry(pristine_.data(), layout_.data_size, at, &entry));
+      entry_starts_.push_back(at);
     }
-    ASSERT_EQ(versions.size(), 2u);
-    const KeyHash kh = HashUserKey("target", layout.identity_as_first_hash,
-                                   layout.num_buckets, layout.hash_seed);
-    bool redirected = false;
-    for (const uint64_t b : {kh.bucket1, kh.bucket2}) {
-      char* at = &file[layout.buckets_offset + b * kBucketSize];
-      Bucket bucket;
-      memcpy(&bucket, at, sizeof(bucket));
-      for (uint32_t slot = 0; slot < kSlotsPerBucket && !redirected; slot++) {
-        if (bucket.OffsetAt(slot) != versions[0]) continue;
-        bucket.Set(slot, bucket.fingerprints.fingerprint[slot], versions[1]);
-        memcpy(at, &bucket, sizeof(bucket));
-        redirected = true;
+    ASSERT_EQ(entry_starts_.size(), 2u * kKeys);
+  }
+
+  // Where bucket `b` sits in the file.
+  uint64_t BucketAt(uint64_t b) const {
+    return layout_.buckets_offset + b * kBucketSize;
+  }
+  Bucket BucketOf(const std::string& file, uint64_t b) const {
+    Bucket bucket;
+    memcpy(&bucket, &file[BucketAt(b)], sizeof(bucket));
+    return bucket;
+  }
+  // Reopens the file with the offset of `slot` of bucket `b` set to `to`.
+  Status OpenRedirected(uint64_t b, uint32_t slot, uint64_t to) {
+    std::string file = pristine_;
+    Bucket bucket = BucketOf(file, b);
+    bucket.Set(slot, bucket.fingerprints.fingerprint[slot], to);
+    memcpy(&file[BucketAt(b)], &bucket, sizeof(bucket));
+    if (!WriteWholeFile(harness_->path(), file)) {
+      return Status::IOError("cannot write " + harness_->path());
+    }
+    return harness_->Open();
+  }
+  // Every key, by Get and in one MultiGet batch, reads its newest value or
+  // Corruption; returns how many reads were Corruption.
+  int ReadAll() {
+    std::vector<std::string> keys;
+    int corrupt = 0;
+    auto check = [&](int i, const TableHarness::GetResult& r, const char* how) {
+      if (r.status.IsCorruption()) {
+        corrupt++;
+        return;
+      }
+      EXPECT_TRUE(r.status.ok())
+          << how << " " << Key(i) << ": " << r.status.ToString();
+      EXPECT_EQ(r.value, NewValue(i)) << how << " " << Key(i);
+    };
+    for (int i = 0; i < kKeys; i++) {
+      check(i, harness_->Get(Key(i)), "Get");
+      keys.push_back(Key(i));
+    }
+    const std::vector<TableHarness::GetResult> batch = harness_->MultiGet(keys);
+    for (int i = 0; i < kKeys; i++) check(i, batch[i], "MultiGet");
+    return corrupt;
+  }
+
+  std::unique_ptr<TableHarness> harness_;
+  std::string pristine_;
+  Layout layout_;
+  std::vector<uint64_t> entry_starts_;  // in the data region, in order
+};
+
+TEST_P(RedirectedOffsetTest, PointingAtAnOlderVersionIsCorruption) {
+  // The newest version of key 0 and the one after it, its older version.
+  const KeyHash kh = HashUserKey(Key(0), layout_.identity_as_first_hash,
+                                 layout_.num_buckets, layout_.hash_seed);
+  bool redirected = false;
+  for (const uint64_t b : {kh.bucket1, kh.bucket2}) {
+    const Bucket bucket = BucketOf(pristine_, b);
+    for (uint32_t slot = 0; slot < kSlotsPerBucket && !redirected; slot++) {
+      if (bucket.OffsetAt(slot) != entry_starts_[0]) continue;
+      ASSERT_OK(OpenRedirected(b, slot, entry_starts_[1]));
+      redirected = true;
+    }
+  }
+  ASSERT_TRUE(redirected);
+  const TableHarness::GetResult got = harness_->Get(Key(0));
+  EXPECT_TRUE(got.status.IsCorruption()) << got.status.ToString();
+  const std::vector<TableHarness::GetResult> batch =
+      harness_->MultiGet({Key(1), Key(0), Key(2)});
+  EXPECT_TRUE(batch[1].status.IsCorruption()) << batch[1].status.ToString();
+  EXPECT_NE(batch[1].value, OldValue(0));
+}
+
+// Every slot in use, redirected in turn to every other entry: no read
+// returns a wrong value, and the key whose slot it is reads Corruption.
+TEST_P(RedirectedOffsetTest, EveryRedirectionIsCorruptionNeverAWrongValue) {
+  int variants = 0;
+  for (uint64_t b = 0; b < layout_.num_buckets; b++) {
+    const Bucket bucket = BucketOf(pristine_, b);
+    for (uint32_t slot = 0; slot < kSlotsPerBucket; slot++) {
+      if (bucket.fingerprints.fingerprint[slot] == 0) continue;
+      for (const uint64_t to : entry_starts_) {
+        if (to == bucket.OffsetAt(slot)) continue;
+        SCOPED_TRACE("bucket " + std::to_string(b) + " slot " +
+                     std::to_string(slot) + " to " + std::to_string(to));
+        ASSERT_OK(OpenRedirected(b, slot, to));
+        ASSERT_GT(ReadAll(), 0);
+        variants++;
       }
     }
-    ASSERT_TRUE(redirected);
-    ASSERT_TRUE(WriteWholeFile(harness.path(), file));
-    ASSERT_OK(harness.Open());  // buckets are verified when first read
-
-    const TableHarness::GetResult got = harness.Get("target");
-    EXPECT_TRUE(got.status.IsCorruption()) << got.status.ToString();
-    EXPECT_NE(got.value, "old value");
-    const std::vector<TableHarness::GetResult> batch =
-        harness.MultiGet({"key1", "target", "key2"});
-    ASSERT_EQ(batch.size(), 3u);
-    EXPECT_TRUE(batch[1].status.IsCorruption()) << batch[1].status.ToString();
-    EXPECT_NE(batch[1].value, "old value");
   }
+  EXPECT_EQ(variants, kKeys * (2 * kKeys - 1));  // a slot per user key
 }
+
+INSTANTIATE_TEST_SUITE_P(ReadModes, RedirectedOffsetTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Mmap" : "Loaded";
+                         });
 
 // A file written by the last release of format `version`, in "slot" or
 // "key" order.
