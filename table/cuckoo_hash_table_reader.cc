@@ -122,22 +122,17 @@ std::array<Region, 5> RegionsOf(const Layout& layout) {
 }
 constexpr size_t kBulkRegions = 3;
 
-uint64_t Load64(const char* p) {
-  uint64_t v;
-  memcpy(&v, p, sizeof(v));
-  return v;
-}
-
 // Key equality without a call to memcmp for the usual key sizes: keys of
-// 8 to 16 bytes compare as two overlapping 8-byte words.
+// 8 to 16 bytes compare as two overlapping 8-byte words (read in either
+// byte order, equal words stay equal).
 inline bool SameKey(const Slice& a, const Slice& b) {
   const size_t n = a.size();
   if (n != b.size()) return false;
   if (n >= 8 && n <= 16) {
     const char* x = a.data();
     const char* y = b.data();
-    return ((Load64(x) ^ Load64(y)) |
-            (Load64(x + n - 8) ^ Load64(y + n - 8))) == 0;
+    return ((DecodeFixed64(x) ^ DecodeFixed64(y)) |
+            (DecodeFixed64(x + n - 8) ^ DecodeFixed64(y + n - 8))) == 0;
   }
   return memcmp(a.data(), b.data(), n) == 0;
 }
