@@ -15,11 +15,10 @@
 #include "options/cf_options.h"
 #include "rocksdb/file_system.h"
 #include "rocksdb/options.h"
-#include "table/get_context.h"
-#include "table/multiget_context.h"
 #include "table/standalone_table_compat.h"
 #include "table/table_builder.h"
 #include "table/table_reader.h"
+#include "tests/table_lookups.h"
 
 namespace rocksdb_cuckoo::testing {
 
@@ -89,34 +88,13 @@ class TableHarness {
                                                   &reader_);
   }
 
-  struct GetResult {
-    GetContext::GetState state;
-    std::string value;
-    std::vector<std::string> operands;  // merge operands, newest first
-    bool pinned = false;
-    Status status;
-  };
+  using GetResult = LookupResult;
 
   GetResult Get(const Slice& user_key,
                 SequenceNumber snapshot = kMaxSequenceNumber,
                 const ReadOptions& read_options = ReadOptions()) {
-    GetResult r;
-    PinnableSlice value;
-    MergeContext merge_context;
-    SequenceNumber max_covering_tombstone_seq = 0;
-    GetContext ctx(BytewiseComparator(), options_.merge_operator.get(), nullptr,
-                   nullptr, GetContext::kNotFound, user_key, &value, nullptr,
-                   nullptr, &merge_context, /*do_merge=*/true,
-                   &max_covering_tombstone_seq, SystemClock::Default().get());
-    const std::string lookup = InternalKeyOf(user_key, snapshot, kTypeValue);
-    r.status = reader_->Get(read_options, lookup, &ctx, nullptr);
-    r.state = ctx.State();
-    r.value = value.ToString();
-    r.pinned = value.IsPinned();
-    for (const Slice& op : merge_context.GetOperands()) {
-      r.operands.push_back(op.ToString());
-    }
-    return r;
+    return GetFromTable(reader_.get(), options_.merge_operator.get(), user_key,
+                        snapshot, read_options);
   }
 
   // One TableReader::MultiGet of up to MultiGetContext::MAX_BATCH_SIZE
@@ -125,44 +103,8 @@ class TableHarness {
       const std::vector<std::string>& user_keys,
       SequenceNumber snapshot = kMaxSequenceNumber,
       const ReadOptions& read_options = ReadOptions()) {
-    const size_t n = user_keys.size();
-    std::vector<PinnableSlice> values(n);
-    std::vector<Status> statuses(n);
-    std::vector<MergeContext> merge_contexts(n);
-    std::vector<SequenceNumber> tombstone_seqs(n, 0);
-    // KeyContext keeps a pointer to its key's Slice.
-    const std::vector<Slice> keys(user_keys.begin(), user_keys.end());
-    std::vector<KeyContext> contexts;
-    contexts.reserve(n);
-    for (size_t i = 0; i < n; i++) {
-      AddKeyContext(&contexts, keys[i], &values[i], &statuses[i]);
-    }
-    autovector<KeyContext*, MultiGetContext::MAX_BATCH_SIZE> sorted;
-    for (auto& c : contexts) sorted.push_back(&c);
-    MultiGetContext mget(&sorted, 0, n, snapshot, read_options, nullptr,
-                         nullptr);
-    std::vector<std::unique_ptr<GetContext>> get_contexts;
-    for (size_t i = 0; i < n; i++) {
-      get_contexts.emplace_back(new GetContext(
-          BytewiseComparator(), options_.merge_operator.get(), nullptr, nullptr,
-          GetContext::kNotFound, *contexts[i].key, &values[i], nullptr, nullptr,
-          &merge_contexts[i], /*do_merge=*/true, &tombstone_seqs[i],
-          SystemClock::Default().get()));
-      contexts[i].get_context = get_contexts[i].get();
-    }
-    MultiGetContext::Range range = mget.GetMultiGetRange();
-    reader_->MultiGet(read_options, &range, nullptr);
-    std::vector<GetResult> results(n);
-    for (size_t i = 0; i < n; i++) {
-      results[i].status = statuses[i];
-      results[i].state = get_contexts[i]->State();
-      results[i].value = values[i].ToString();
-      results[i].pinned = values[i].IsPinned();
-      for (const Slice& op : merge_contexts[i].GetOperands()) {
-        results[i].operands.push_back(op.ToString());
-      }
-    }
-    return results;
+    return MultiGetFromTable(reader_.get(), options_.merge_operator.get(),
+                             user_keys, snapshot, read_options);
   }
 
   TableReader* reader() { return reader_.get(); }

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +36,7 @@
 #include "table/table_builder.h"
 #include "table/table_reader.h"
 #include "tests/db_test_helpers.h"
+#include "tests/table_lookups.h"
 #include "util/checksum.h"
 #include "util/coding.h"
 
@@ -43,10 +45,15 @@ namespace {
 using namespace ROCKSDB_NAMESPACE;
 using rocksdb_cuckoo::kLayoutSize;
 using rocksdb_cuckoo::kRocksDBFooterSize;
+using rocksdb_cuckoo::testing::GetFromTable;
+using rocksdb_cuckoo::testing::LookupDifference;
+using rocksdb_cuckoo::testing::LookupResult;
+using rocksdb_cuckoo::testing::MultiGetFromTable;
 
 // Bounds the work per input: a damaged file may claim millions of entries.
 constexpr int kMaxScanSteps = 512;
 constexpr size_t kMaxProbeKeys = 24;
+constexpr size_t kMaxOlderSnapshots = 3;
 
 // The file as the reader sees it. With zero_copy (used with
 // allow_mmap_reads, like a mapped file) Read returns pointers into an
@@ -124,58 +131,46 @@ std::string InternalKeyOf(const Slice& user_key, SequenceNumber seq,
   return key;
 }
 
-// One lookup; `keep` (when not null) takes the value, which may stay
-// pinned to the file after the reader is gone.
-void Get(TableReader* reader, const Slice& user_key, SequenceNumber seq,
-         PinnableSlice* keep) {
-  PinnableSlice value;
-  MergeContext merge_context;
-  SequenceNumber max_covering_tombstone_seq = 0;
-  GetContext ctx(BytewiseComparator(), TheEnv().options.merge_operator.get(),
-                 nullptr, nullptr, GetContext::kNotFound, user_key, &value,
-                 nullptr, nullptr, &merge_context, /*do_merge=*/true,
-                 &max_covering_tombstone_seq, nullptr);
-  const std::string ikey = InternalKeyOf(user_key, seq);
-  reader->Get(ReadOptions(), ikey, &ctx, nullptr).PermitUncheckedError();
-  Touch(value);
-  for (const Slice& op : merge_context.GetOperands()) Touch(op);
-  if (keep != nullptr && ctx.State() == GetContext::kFound) {
-    *keep = std::move(value);
-  }
+// The value a lookup found, every byte read, so ASan checks them.
+void TouchResult(const LookupResult& r) {
+  Touch(r.value);
+  for (const std::string& op : r.operands) Touch(op);
 }
 
-void MultiGet(TableReader* reader, const std::vector<std::string>& user_keys,
-              SequenceNumber seq) {
-  const size_t n =
-      std::min<size_t>(user_keys.size(), MultiGetContext::MAX_BATCH_SIZE);
-  if (n == 0) return;
-  std::vector<PinnableSlice> values(n);
-  std::vector<Status> statuses(n);
-  std::vector<MergeContext> merge_contexts(n);
-  std::vector<SequenceNumber> tombstone_seqs(n, 0);
-  std::vector<KeyContext> contexts;
-  contexts.reserve(n);
-  std::vector<Slice> keys(user_keys.begin(), user_keys.begin() + n);
-  for (size_t i = 0; i < n; i++) {
-    rocksdb_cuckoo::AddKeyContext(&contexts, keys[i], &values[i], &statuses[i]);
+// Looks every key up by Get and then in MultiGet batches, at `snapshot`,
+// and stops the fuzzer if the two answers to any key differ: both read the
+// same file, so they must report the same value or the same damage. `keep`
+// takes one value found by Get, pinned to the file.
+void GetAndMultiGet(TableReader* reader, const std::vector<std::string>& keys,
+                    SequenceNumber snapshot, const ReadOptions& read_options,
+                    PinnableSlice* keep) {
+  const MergeOperator* merge = TheEnv().options.merge_operator.get();
+  std::vector<LookupResult> by_get;
+  for (const std::string& key : keys) {
+    by_get.push_back(
+        GetFromTable(reader, merge, key, snapshot, read_options, keep));
+    TouchResult(by_get.back());
   }
-  autovector<KeyContext*, MultiGetContext::MAX_BATCH_SIZE> sorted;
-  for (auto& c : contexts) sorted.push_back(&c);
-  ReadOptions read_options;
-  MultiGetContext mget(&sorted, 0, n, seq, read_options, nullptr, nullptr);
-  std::vector<std::unique_ptr<GetContext>> get_contexts;
-  for (size_t i = 0; i < n; i++) {
-    get_contexts.emplace_back(new GetContext(
-        BytewiseComparator(), TheEnv().options.merge_operator.get(), nullptr,
-        nullptr, GetContext::kNotFound, *contexts[i].key, &values[i], nullptr,
-        nullptr, &merge_contexts[i], true, &tombstone_seqs[i], nullptr));
-    contexts[i].get_context = get_contexts[i].get();
-  }
-  MultiGetContext::Range range = mget.GetMultiGetRange();
-  reader->MultiGet(read_options, &range, nullptr);
-  for (size_t i = 0; i < n; i++) {
-    Touch(values[i]);
-    statuses[i].PermitUncheckedError();
+  const size_t batch = MultiGetContext::MAX_BATCH_SIZE;
+  for (size_t first = 0; first < keys.size(); first += batch) {
+    const std::vector<std::string> part(
+        keys.begin() + first,
+        keys.begin() + std::min(keys.size(), first + batch));
+    const std::vector<LookupResult> by_multiget =
+        MultiGetFromTable(reader, merge, part, snapshot, read_options);
+    for (size_t i = 0; i < part.size(); i++) {
+      TouchResult(by_multiget[i]);
+      const std::string difference =
+          LookupDifference(by_get[first + i], by_multiget[i]);
+      if (!difference.empty()) {
+        fprintf(stderr,
+                "Get and MultiGet differ (key %zu, snapshot %llu, "
+                "verify_checksums %d): %s\n",
+                first + i, static_cast<unsigned long long>(snapshot),
+                read_options.verify_checksums, difference.c_str());
+        abort();
+      }
+    }
   }
 }
 
@@ -308,22 +303,23 @@ void Exercise(TableReader* reader, const Slice& input, PinnableSlice* keep) {
   keys.push_back(input.ToString().substr(input.size() / 2, 12));
   seqs.resize(keys.size(), kMaxSequenceNumber);
 
-  for (size_t i = 0; i < keys.size(); i++) {
-    Get(reader, keys[i], kMaxSequenceNumber, keep);
-    // Older snapshots walk the versions of a key.
-    if (seqs[i] > 0 && seqs[i] != kMaxSequenceNumber) {
-      Get(reader, keys[i], seqs[i] - 1, nullptr);
-    }
+  // Every key at the newest snapshot, with and without checksum
+  // verification; then just before each found version, which walks the
+  // versions of a key.
+  for (const bool verify : {true, false}) {
+    ReadOptions read_options;
+    read_options.verify_checksums = verify;
+    GetAndMultiGet(reader, keys, kMaxSequenceNumber, read_options,
+                   verify ? keep : nullptr);
   }
-  MultiGet(reader, keys, kMaxSequenceNumber);
-  if (keys.size() > MultiGetContext::MAX_BATCH_SIZE) {
-    MultiGet(reader,
-             std::vector<std::string>(
-                 keys.begin() + MultiGetContext::MAX_BATCH_SIZE, keys.end()),
-             kMaxSequenceNumber);
+  std::set<SequenceNumber> older;
+  for (const SequenceNumber seq : seqs) {
+    if (seq == 0 || seq == kMaxSequenceNumber) continue;
+    older.insert(seq - 1);
+    if (older.size() == kMaxOlderSnapshots) break;
   }
-  if (!seqs.empty() && seqs[0] > 0 && seqs[0] != kMaxSequenceNumber) {
-    MultiGet(reader, keys, seqs[0] - 1);
+  for (const SequenceNumber snapshot : older) {
+    GetAndMultiGet(reader, keys, snapshot, ReadOptions(), nullptr);
   }
 
   ExerciseRangeTombstones(reader, keys);
