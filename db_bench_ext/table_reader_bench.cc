@@ -3,6 +3,8 @@
 // one process. This isolates the table from the ~1 us a DB::Get spends
 // elsewhere, which db_bench cannot. (PlainTable is compared at the DB level
 // by db_bench_compare.py: its total-order reader needs a DB around it.)
+// The one_read_floor formats (one_read_floor.h) do nothing but one memory
+// read per hit: they show how far any table could get in this harness.
 //
 // Environment: CUCKOO_BENCH_KEYS (default 1000000), CUCKOO_BENCH_DIR (/tmp).
 // Counters: allocs_per_op counts heap allocations inside the timed loop
@@ -23,6 +25,7 @@
 #include <new>
 #include <random>
 
+#include "db_bench_ext/one_read_floor.h"
 #include "rocksdb/table.h"
 #include "table/cuckoo_hash_table.h"
 #include "table/multiget_context.h"
@@ -55,12 +58,17 @@ enum Format {
   kOursIdentity,
   kOursIdentityLoaded,
   kBuiltinCuckoo,
-  kBuiltinIdentity
+  kBuiltinIdentity,
+  kOneReadFloor,
+  kOneReadFloorIdentity
 };
 
 bool IsIdentity(Format f) {
   return f == kOursIdentity || f == kOursIdentityLoaded ||
-         f == kBuiltinIdentity;
+         f == kBuiltinIdentity || f == kOneReadFloorIdentity;
+}
+bool IsFloor(Format f) {
+  return f == kOneReadFloor || f == kOneReadFloorIdentity;
 }
 bool IsLoaded(Format f) { return f == kOursLoaded || f == kOursIdentityLoaded; }
 enum KeyKind { kText16, kInteger8 };
@@ -82,6 +90,8 @@ std::string MakeKey(KeyKind kind, uint64_t i) {
   return key;
 }
 
+constexpr size_t kValueSize = 100;
+
 KeyKind KindOf(Format f) { return IsIdentity(f) ? kInteger8 : kText16; }
 
 std::shared_ptr<TableFactory> FactoryFor(Format f) {
@@ -102,6 +112,9 @@ std::shared_ptr<TableFactory> FactoryFor(Format f) {
       o.identity_as_first_hash = true;
       return std::shared_ptr<TableFactory>(NewCuckooTableFactory(o));
     }
+    case kOneReadFloor:
+    case kOneReadFloorIdentity:
+      break;  // no file: see Reader()
   }
   return nullptr;
 }
@@ -125,7 +138,7 @@ TableHarness* Table(Format f) {
     std::vector<std::pair<std::string, std::string>> entries;
     const uint64_t n = NumKeys();
     entries.reserve(n);
-    std::string value(100, 'v');
+    std::string value(kValueSize, 'v');
     for (uint64_t i = 0; i < n; i++) {
       memcpy(value.data(), &i, sizeof(i));
       entries.emplace_back(InternalKeyOf(MakeKey(kind, i), 0, kTypeValue),
@@ -144,6 +157,22 @@ TableHarness* Table(Format f) {
   return slot.get();
 }
 
+// The reader of a format's table: a file built once (Table()), or for the
+// floor formats a OneReadFloor over the same keys and values.
+TableReader* Reader(Format f) {
+  if (!IsFloor(f)) return Table(f)->reader();
+  static std::mutex mu;
+  static auto* floors = new std::map<Format, std::unique_ptr<OneReadFloor>>;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = (*floors)[f];
+  if (slot == nullptr) {
+    const KeyKind kind = KindOf(f);
+    slot = std::make_unique<OneReadFloor>(
+        NumKeys(), kValueSize, [kind](uint64_t i) { return MakeKey(kind, i); });
+  }
+  return slot.get();
+}
+
 // One TableReader::Get of internal key `ikey`; whether it found the key.
 bool GetOnce(TableReader* reader, const Slice& ikey, PinnableSlice* value,
              MergeContext* merge_context) {
@@ -158,8 +187,7 @@ bool GetOnce(TableReader* reader, const Slice& ikey, PinnableSlice* value,
 }
 
 void BM_Get(benchmark::State& state, Format format, bool present) {
-  TableHarness* table = Table(format);
-  TableReader* reader = table->reader();
+  TableReader* reader = Reader(format);
   const uint64_t n = NumKeys();
   std::mt19937_64 rng(state.thread_index() * 7919 + 1);
   // Lookup keys prepared outside the timed loop.
@@ -188,8 +216,7 @@ void BM_Get(benchmark::State& state, Format format, bool present) {
 }
 
 void BM_MultiGet(benchmark::State& state, Format format) {
-  TableHarness* table = Table(format);
-  TableReader* reader = table->reader();
+  TableReader* reader = Reader(format);
   const size_t batch = static_cast<size_t>(state.range(0));
   const uint64_t n = NumKeys();
   std::mt19937_64 rng(state.thread_index() * 104729 + 3);
@@ -268,7 +295,9 @@ const struct {
                 {"builtin_cuckoo", kBuiltinCuckoo},
                 {"ours_identity", kOursIdentity},
                 {"ours_identity_loaded", kOursIdentityLoaded},
-                {"builtin_cuckoo_identity", kBuiltinIdentity}};
+                {"builtin_cuckoo_identity", kBuiltinIdentity},
+                {"one_read_floor", kOneReadFloor},
+                {"one_read_floor_identity", kOneReadFloorIdentity}};
 
 // `count` Gets of keys (random or in order), present or absent, each key
 // made just before its lookup: nothing but the lookups reads memory the
@@ -307,7 +336,7 @@ bool RunLookupsFromEnvironment(const char* spec) {
   const bool present = strcmp(kind, "present") == 0;
   for (auto& f : kFormats) {
     if (strcmp(f.name, name) != 0) continue;
-    TableReader* reader = Table(f.format)->reader();
+    TableReader* reader = Reader(f.format);
     // Every key looked up once first (not counted), as in a table that has
     // served a while: every chunk of ours is verified by then.
     const KeyKind kind = KindOf(f.format);
@@ -322,7 +351,11 @@ bool RunLookupsFromEnvironment(const char* spec) {
 
 void RegisterAll() {
   for (auto& f : kFormats) {
+    // The floor is a floor for a single hit only: its misses read nothing,
+    // and its MultiGet is TableReader's default, one Get after another.
+    const bool floor = IsFloor(f.format);
     for (bool present : {true, false}) {
+      if (floor && !present) continue;
       benchmark::RegisterBenchmark(
           (std::string("Get/") + (present ? "present/" : "absent/") + f.name)
               .c_str(),
@@ -331,6 +364,7 @@ void RegisterAll() {
           ->Threads(2)
           ->UseRealTime();
     }
+    if (floor) continue;
     benchmark::RegisterBenchmark(
         (std::string("MultiGet/") + f.name).c_str(),
         [=](benchmark::State& s) { BM_MultiGet(s, f.format); })

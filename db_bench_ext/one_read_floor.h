@@ -1,0 +1,115 @@
+// The floor under any table's hit, for scale in table_reader_bench: a
+// "table" whose Get does only what every hit must do, one read of the key's
+// entry from memory the size of the table, and then hands the value to
+// GetContext as the built-in CuckooTable does (a copy).
+//
+// Entry i (user key, then value) sits at i * kEntrySize, and a benchmark
+// key carries its index big-endian in its last 8 bytes: no hashing, no
+// probing, no checksums. The memory has 4 KiB pages, as a mapped table file
+// has. A table that must read its entry from memory cannot beat this, so
+// this reader's speed over the built-in's bounds every table's.
+#pragma once
+
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "db/dbformat.h"
+#include "table/internal_iterator.h"
+#include "table/table_reader_compat.h"
+#include "util/coding.h"
+
+namespace rocksdb_cuckoo {
+
+class OneReadFloor : public VersionNeutralTableReader {
+ public:
+  static constexpr size_t kEntrySize = 128;  // a 16-byte key and 100 bytes
+
+  // `key_of(i)` is the user key of entry i; `value_size` bytes of value
+  // follow each key.
+  template <typename KeyOf>
+  OneReadFloor(uint64_t num_keys, size_t value_size, KeyOf key_of)
+      : num_keys_(num_keys),
+        value_size_(value_size),
+        bytes_((num_keys * kEntrySize + 4095) / 4096 * 4096) {
+    entries_ = static_cast<char*>(aligned_alloc(4096, bytes_));
+    if (entries_ == nullptr) throw std::bad_alloc();
+    madvise(entries_, bytes_, MADV_NOHUGEPAGE);  // as a mapped file's pages
+    memset(entries_, 0, bytes_);
+    for (uint64_t i = 0; i < num_keys; i++) {
+      const std::string key = key_of(i);
+      if (key.size() + value_size > kEntrySize) abort();  // a benchmark bug
+      char* entry = entries_ + i * kEntrySize;
+      memcpy(entry, key.data(), key.size());
+      memset(entry + key.size(), 'v', value_size);
+      ROCKSDB_NAMESPACE::EncodeFixed64(entry + key.size(), i);
+    }
+  }
+  ~OneReadFloor() override { free(entries_); }
+
+  ROCKSDB_NAMESPACE::Status Get(
+      const ROCKSDB_NAMESPACE::ReadOptions& /*read_options*/,
+      const ROCKSDB_NAMESPACE::Slice& ikey,
+      ROCKSDB_NAMESPACE::GetContext* get_context,
+      const ROCKSDB_NAMESPACE::SliceTransform* /*prefix_extractor*/,
+      bool /*skip_filters*/) override {
+    using namespace ROCKSDB_NAMESPACE;
+    const Slice user_key = ExtractUserKey(ikey);
+    if (user_key.size() < 8) return Status::OK();
+    const uint64_t index =
+        __builtin_bswap64(DecodeFixed64(user_key.data() + user_key.size() - 8));
+    if (index >= num_keys_) return Status::OK();
+    const char* entry = entries_ + index * kEntrySize;
+    if (memcmp(entry, user_key.data(), user_key.size()) != 0) {
+      return Status::OK();
+    }
+    Status read_status;
+    SaveToGetContext(get_context, ParsedInternalKey(user_key, 0, kTypeValue),
+                     Slice(entry + user_key.size(), value_size_),
+                     /*pinner=*/nullptr, &read_status);
+    return read_status;
+  }
+
+  // Lookups only.
+  ROCKSDB_NAMESPACE::InternalIterator* NewIterator(
+      const ROCKSDB_NAMESPACE::ReadOptions& /*read_options*/,
+      const ROCKSDB_NAMESPACE::SliceTransform* /*prefix_extractor*/,
+      ROCKSDB_NAMESPACE::Arena* arena, bool /*skip_filters*/,
+      ROCKSDB_NAMESPACE::TableReaderCaller /*caller*/,
+      size_t /*compaction_readahead_size*/,
+      bool /*allow_unprepared_value*/) override {
+    return ROCKSDB_NAMESPACE::NewErrorInternalIterator<
+        ROCKSDB_NAMESPACE::Slice>(
+        ROCKSDB_NAMESPACE::Status::NotSupported("OneReadFloor: lookups only"),
+        arena);
+  }
+  void SetupForCompaction() override {}
+  std::shared_ptr<const ROCKSDB_NAMESPACE::TableProperties> GetTableProperties()
+      const override {
+    return properties_;
+  }
+  size_t ApproximateMemoryUsage() const override { return bytes_; }
+
+ protected:
+  uint64_t OffsetOf(const ROCKSDB_NAMESPACE::Slice& /*key*/) override {
+    return 0;
+  }
+  ROCKSDB_NAMESPACE::FragmentedRangeTombstoneIterator* TombstonesAt(
+      ROCKSDB_NAMESPACE::SequenceNumber /*sequence*/) override {
+    return nullptr;
+  }
+
+ private:
+  const uint64_t num_keys_;
+  const size_t value_size_;
+  const size_t bytes_;
+  char* entries_ = nullptr;
+  const std::shared_ptr<const ROCKSDB_NAMESPACE::TableProperties> properties_ =
+      std::make_shared<ROCKSDB_NAMESPACE::TableProperties>();
+};
+
+}  // namespace rocksdb_cuckoo
