@@ -119,58 +119,59 @@ std::shared_ptr<TableFactory> FactoryFor(Format f) {
   return nullptr;
 }
 
-// One table per format, built once and shared by every benchmark.
-// Built once, under a lock (benchmark threads may race to the first use),
-// and never destroyed: static destructors of RocksDB's Env may run first.
-TableHarness* Table(Format f) {
-  static std::mutex mu;
-  static auto* tables = new std::map<Format, std::unique_ptr<TableHarness>>;
-  std::lock_guard<std::mutex> lock(mu);
-  auto& slot = (*tables)[f];
-  if (slot == nullptr) {
-    const KeyKind kind = KindOf(f);
-    const char* dir = getenv("CUCKOO_BENCH_DIR");
-    slot = std::make_unique<TableHarness>(
-        FactoryFor(f),
-        std::string(dir ? dir : "/tmp") + "/table_reader_bench_" +
-            std::to_string(getpid()) + "_" + std::to_string(f) + ".sst",
-        /*mmap=*/!IsLoaded(f));
-    std::vector<std::pair<std::string, std::string>> entries;
-    const uint64_t n = NumKeys();
-    entries.reserve(n);
-    std::string value(kValueSize, 'v');
-    for (uint64_t i = 0; i < n; i++) {
-      memcpy(value.data(), &i, sizeof(i));
-      entries.emplace_back(InternalKeyOf(MakeKey(kind, i), 0, kTypeValue),
-                           value);
-    }
-    Status s = slot->Build(std::move(entries));
-    if (!s.ok()) {
-      fprintf(stderr, "build failed for format %d: %s\n", f,
-              s.ToString().c_str());
-      abort();
-    }
-    // The open reader keeps the data: nothing is left behind in the folder
-    // (the table is never destroyed, and a run may be killed).
-    std::remove(slot->path().c_str());
+// A table file of the format's keys and values, opened.
+std::unique_ptr<TableHarness> BuildTable(Format f) {
+  const KeyKind kind = KindOf(f);
+  const char* dir = getenv("CUCKOO_BENCH_DIR");
+  auto table = std::make_unique<TableHarness>(
+      FactoryFor(f),
+      std::string(dir ? dir : "/tmp") + "/table_reader_bench_" +
+          std::to_string(getpid()) + "_" + std::to_string(f) + ".sst",
+      /*mmap=*/!IsLoaded(f));
+  std::vector<std::pair<std::string, std::string>> entries;
+  const uint64_t n = NumKeys();
+  entries.reserve(n);
+  std::string value(kValueSize, 'v');
+  for (uint64_t i = 0; i < n; i++) {
+    memcpy(value.data(), &i, sizeof(i));
+    entries.emplace_back(InternalKeyOf(MakeKey(kind, i), 0, kTypeValue), value);
   }
-  return slot.get();
+  Status s = table->Build(std::move(entries));
+  if (!s.ok()) {
+    fprintf(stderr, "build failed for format %d: %s\n", f,
+            s.ToString().c_str());
+    abort();
+  }
+  // The open reader keeps the data: nothing is left behind in the folder
+  // (the table is never destroyed, and a run may be killed).
+  std::remove(table->path().c_str());
+  return table;
 }
 
-// The reader of a format's table: a file built once (Table()), or for the
-// floor formats a OneReadFloor over the same keys and values.
+// The reader of each format, made once and shared by every benchmark: under
+// a lock (benchmark threads may race to the first use), and never destroyed
+// (static destructors of RocksDB's Env may run first). A file for the table
+// formats, a OneReadFloor over the same keys and values for the floors.
 TableReader* Reader(Format f) {
-  if (!IsFloor(f)) return Table(f)->reader();
+  struct Made {
+    std::unique_ptr<TableHarness> table;
+    std::unique_ptr<OneReadFloor> floor;
+  };
   static std::mutex mu;
-  static auto* floors = new std::map<Format, std::unique_ptr<OneReadFloor>>;
+  static auto* made = new std::map<Format, Made>;
   std::lock_guard<std::mutex> lock(mu);
-  auto& slot = (*floors)[f];
-  if (slot == nullptr) {
-    const KeyKind kind = KindOf(f);
-    slot = std::make_unique<OneReadFloor>(
-        NumKeys(), kValueSize, [kind](uint64_t i) { return MakeKey(kind, i); });
+  Made& m = (*made)[f];
+  if (IsFloor(f)) {
+    if (m.floor == nullptr) {
+      const KeyKind kind = KindOf(f);
+      m.floor = std::make_unique<OneReadFloor>(
+          NumKeys(), kValueSize,
+          [kind](uint64_t i) { return MakeKey(kind, i); });
+    }
+    return m.floor.get();
   }
-  return slot.get();
+  if (m.table == nullptr) m.table = BuildTable(f);
+  return m.table->reader();
 }
 
 // One TableReader::Get of internal key `ikey`; whether it found the key.
