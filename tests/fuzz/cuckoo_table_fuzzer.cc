@@ -1,7 +1,8 @@
 // libFuzzer target: opens arbitrary bytes as a CuckooHashTable file through
 // the real factory and, when the file opens, drives every read path of the
 // reader. A clear Status is the only acceptable outcome for bad input; a
-// crash, sanitizer report, leak or hang is a reader bug.
+// crash, sanitizer report, leak or hang is a reader bug, and so is a key
+// that Get and MultiGet answer differently.
 //
 // Every input is tried twice: as it is, and with its checksums repaired
 // (layout, regions, footer). Checksums stop nearly every mutation at open;
