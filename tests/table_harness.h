@@ -24,13 +24,6 @@ namespace rocksdb_cuckoo::testing {
 
 using namespace ROCKSDB_NAMESPACE;
 
-inline std::string InternalKeyOf(const Slice& user_key, SequenceNumber seq,
-                                 ValueType type) {
-  std::string key;
-  AppendInternalKey(&key, ParsedInternalKey(user_key, seq, type));
-  return key;
-}
-
 class TableHarness {
  public:
   TableHarness(std::shared_ptr<TableFactory> factory, const std::string& path,

@@ -20,6 +20,14 @@ namespace rocksdb_cuckoo::testing {
 
 using namespace ROCKSDB_NAMESPACE;
 
+// An internal key; the default type is the one a lookup key carries.
+inline std::string InternalKeyOf(const Slice& user_key, SequenceNumber seq,
+                                 ValueType type = kValueTypeForSeek) {
+  std::string key;
+  AppendInternalKey(&key, ParsedInternalKey(user_key, seq, type));
+  return key;
+}
+
 struct LookupResult {
   GetContext::GetState state;
   std::string value;
@@ -61,10 +69,8 @@ inline LookupResult GetFromTable(TableReader* reader,
                  GetContext::kNotFound, user_key, &value, nullptr, nullptr,
                  &merge_context, /*do_merge=*/true, &max_covering_tombstone_seq,
                  SystemClock::Default().get());
-  std::string lookup;
-  AppendInternalKey(&lookup,
-                    ParsedInternalKey(user_key, snapshot, kValueTypeForSeek));
-  r.status = reader->Get(read_options, lookup, &ctx, nullptr);
+  r.status = reader->Get(read_options, InternalKeyOf(user_key, snapshot), &ctx,
+                         nullptr);
   r.state = ctx.State();
   r.value = value.ToString();
   r.pinned = value.IsPinned();

@@ -47,6 +47,7 @@ using namespace ROCKSDB_NAMESPACE;
 using rocksdb_cuckoo::kLayoutSize;
 using rocksdb_cuckoo::kRocksDBFooterSize;
 using rocksdb_cuckoo::testing::GetFromTable;
+using rocksdb_cuckoo::testing::InternalKeyOf;
 using rocksdb_cuckoo::testing::LookupDifference;
 using rocksdb_cuckoo::testing::LookupResult;
 using rocksdb_cuckoo::testing::MultiGetFromTable;
@@ -123,13 +124,6 @@ void Touch(const Slice& s) {
   unsigned char acc = 0;
   for (size_t i = 0; i < s.size(); i++) acc ^= static_cast<unsigned char>(s[i]);
   g_sink = g_sink ^ acc;
-}
-
-std::string InternalKeyOf(const Slice& user_key, SequenceNumber seq,
-                          ValueType type = kValueTypeForSeek) {
-  std::string key;
-  AppendInternalKey(&key, ParsedInternalKey(user_key, seq, type));
-  return key;
 }
 
 // The value a lookup found, every byte read, so ASan checks them.
