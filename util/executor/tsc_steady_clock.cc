@@ -1,0 +1,168 @@
+#include "util/executor/tsc_steady_clock.h"
+
+#include <atomic>
+#include <fstream>
+#include <mutex>
+#include <string>
+
+#include "util/executor/wake_time.h"
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+namespace rocksdb_cuckoo {
+
+#if defined(__x86_64__)
+
+namespace {
+
+bool KernelKeepsTimeWithTsc() {
+  std::ifstream in(
+      "/sys/devices/system/clocksource/clocksource0/current_clocksource");
+  std::string source;
+  return static_cast<bool>(in >> source) && source == "tsc";
+}
+
+// A counter reading between two steady-clock readings, for calibration and
+// anchors. The fences keep the counter read between the two. False when
+// the two lie more than kTightNanos apart (the thread was preempted, say):
+// such a reading would loosen the bounds.
+struct Bracket {
+  int64_t before;
+  uint64_t tsc;
+  int64_t after;
+};
+bool ReadTight(Bracket* bracket) {
+  bracket->before = SteadyNanos();
+  _mm_lfence();
+  bracket->tsc = __rdtsc();
+  _mm_lfence();
+  bracket->after = SteadyNanos();
+  return bracket->after - bracket->before <= TscSteadyClock::kTightNanos;
+}
+
+class Extrapolator {
+ public:
+  int64_t Now() {
+    const Mode mode = mode_.load(std::memory_order_acquire);
+    if (mode == kOff) return SteadyNanos();
+    if (mode == kCalibrating) return Calibrate();
+    // The anchor, under a sequence lock (odd while it is being renewed).
+    const uint64_t version = version_.load(std::memory_order_acquire);
+    const uint64_t anchor_tsc = anchor_tsc_.load(std::memory_order_relaxed);
+    const int64_t anchor_nanos = anchor_nanos_.load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if ((version & 1) == 0 &&
+        version_.load(std::memory_order_relaxed) == version) {
+      const uint64_t tsc = __rdtsc();
+      // The counter may have been read before the anchor was.
+      const uint64_t ticks = tsc > anchor_tsc ? tsc - anchor_tsc : 0;
+      if (ticks < anchor_ticks_) {
+        return anchor_nanos + TscSteadyClock::kSlackNanos +
+               static_cast<int64_t>(static_cast<double>(ticks) *
+                                    nanos_per_tick_);
+      }
+    }
+    return Renew();
+  }
+
+  bool Extrapolating() const {
+    return mode_.load(std::memory_order_acquire) == kExtrapolating;
+  }
+
+ private:
+  enum Mode { kCalibrating, kExtrapolating, kOff };
+
+  // Until the rate is known: measures it between the first call and one at
+  // least kCalibrationNanos later, bounding it from above (steady readings
+  // outside both counter readings), then rounds it up by kRateMargin.
+  int64_t Calibrate() {
+    std::unique_lock<std::mutex> lock(calibration_mu_, std::try_to_lock);
+    if (!lock.owns_lock()) return SteadyNanos();
+    Bracket now;
+    if (!ReadTight(&now) ||
+        mode_.load(std::memory_order_relaxed) != kCalibrating) {
+      return now.after;
+    }
+    if (first_tsc_ == 0) {
+      first_tsc_ = now.tsc;
+      first_nanos_ = now.before;
+      return now.after;
+    }
+    if (now.after - first_nanos_ < TscSteadyClock::kCalibrationNanos ||
+        now.tsc <= first_tsc_) {
+      return now.after;
+    }
+    nanos_per_tick_ = static_cast<double>(now.after - first_nanos_) /
+                      static_cast<double>(now.tsc - first_tsc_) *
+                      (1 + TscSteadyClock::kRateMargin);
+    anchor_ticks_ = static_cast<uint64_t>(
+        static_cast<double>(TscSteadyClock::kAnchorNanos) / nanos_per_tick_);
+    anchor_tsc_.store(now.tsc, std::memory_order_relaxed);
+    anchor_nanos_.store(now.after, std::memory_order_relaxed);
+    mode_.store(kExtrapolating, std::memory_order_release);
+    return now.after;
+  }
+
+  // A new anchor; also checks that the old one's estimate for this moment
+  // was not behind the steady clock.
+  int64_t Renew() {
+    Bracket now;
+    if (!ReadTight(&now)) return now.after;
+    uint64_t version = version_.load(std::memory_order_relaxed);
+    // Another thread renewing: this reading is as good.
+    if ((version & 1) != 0 ||
+        !version_.compare_exchange_strong(version, version + 1,
+                                          std::memory_order_relaxed)) {
+      return now.after;
+    }
+    std::atomic_thread_fence(std::memory_order_release);
+    const uint64_t old_tsc = anchor_tsc_.load(std::memory_order_relaxed);
+    const int64_t estimate =
+        anchor_nanos_.load(std::memory_order_relaxed) +
+        TscSteadyClock::kSlackNanos +
+        (now.tsc > old_tsc
+             ? static_cast<int64_t>(static_cast<double>(now.tsc - old_tsc) *
+                                    nanos_per_tick_)
+             : 0);
+    // The counter ran slower than measured, or went back: stop trusting it.
+    if (estimate < now.before) mode_.store(kOff, std::memory_order_release);
+    anchor_tsc_.store(now.tsc, std::memory_order_relaxed);
+    anchor_nanos_.store(now.after, std::memory_order_relaxed);
+    version_.store(version + 2, std::memory_order_release);
+    return now.after;
+  }
+
+  std::atomic<Mode> mode_{KernelKeepsTimeWithTsc() ? kCalibrating : kOff};
+  // Written once, before mode_ turns kExtrapolating.
+  double nanos_per_tick_ = 0;
+  uint64_t anchor_ticks_ = 0;
+  std::mutex calibration_mu_;
+  uint64_t first_tsc_ = 0;   // guarded by calibration_mu_
+  int64_t first_nanos_ = 0;  // guarded by calibration_mu_
+  std::atomic<uint64_t> version_{0};
+  std::atomic<uint64_t> anchor_tsc_{0};
+  std::atomic<int64_t> anchor_nanos_{0};
+};
+
+Extrapolator& TheExtrapolator() {
+  static Extrapolator* extrapolator = new Extrapolator;  // never destroyed
+  return *extrapolator;
+}
+
+}  // namespace
+
+int64_t TscSteadyClock::Now() { return TheExtrapolator().Now(); }
+bool TscSteadyClock::Extrapolating() {
+  return TheExtrapolator().Extrapolating();
+}
+
+#else
+
+int64_t TscSteadyClock::Now() { return SteadyNanos(); }
+bool TscSteadyClock::Extrapolating() { return false; }
+
+#endif
+
+}  // namespace rocksdb_cuckoo
