@@ -264,19 +264,15 @@ void ExecutorPool::RunBatch(Worker* worker, const Started* batch, int n) {
     worker->cpu = cpu;
   }
   // One stamp between two tasks ends the one and starts the next.
-  uint64_t start = CycleClock::Now();
+  const uint64_t batch_start = CycleClock::Now();
+  uint64_t start = batch_start;
   for (int i = 0; i < n; ++i) {
     ExecutorTask* task = batch[i].task;
     const uint64_t ready = task->ready_tick.load(std::memory_order_relaxed);
     worker->wait.Record(CycleClock::ToNanos(start > ready ? start - ready : 0));
     task->run();
     const uint64_t end = CycleClock::Now();
-    const uint64_t run_nanos = CycleClock::ToNanos(end - start);
-    worker->run.Record(run_nanos);
-    // A rough moving average (racy updates just lose a sample).
-    const uint64_t avg = avg_run_nanos_.load(std::memory_order_relaxed);
-    avg_run_nanos_.store(avg - avg / 8 + run_nanos / 8,
-                         std::memory_order_relaxed);
+    worker->run.Record(CycleClock::ToNanos(end - start));
     if (task->posted) {
       TaskRecycler::Release(task);
     } else {
@@ -285,6 +281,11 @@ void ExecutorPool::RunBatch(Worker* worker, const Started* batch, int n) {
     }
     start = end;
   }
+  // A rough moving average over batches (racy updates just lose a sample),
+  // updated once a batch: the line is shared by every worker of the pool.
+  const uint64_t mean = CycleClock::ToNanos(start - batch_start) / n;
+  const uint64_t avg = avg_run_nanos_.load(std::memory_order_relaxed);
+  avg_run_nanos_.store(avg - avg / 8 + mean / 8, std::memory_order_relaxed);
 }
 
 void ExecutorPool::FinishBatch(const Started* batch, int n) {

@@ -191,21 +191,24 @@ class ExecutorPool {
 
   Inbox inbox_;
   StripedCounters counters_;
-  // Tasks taken from the queue; written under mu_, read without.
-  std::atomic<uint64_t> started_{0};
+  // What every Enqueue reads, on a line that workers write only when they
+  // go to sleep, wake or spin.
   // Mirrors of idle_.size() and reserved_ for Enqueue's lock-free check.
-  std::atomic<int> idle_count_{0};
+  alignas(64) std::atomic<int> idle_count_{0};
   std::atomic<int> reserved_count_{0};
+  std::atomic<bool> helper_enabled_{true};
+  std::atomic<bool> spinning_{false};
+  // Written by workers once a batch, on a line of their own.
+  // Tasks taken from the queue; written under mu_, read without.
+  alignas(64) std::atomic<uint64_t> started_{0};
   // Recent average run time, deciding between batches and single tasks;
   // starts high so that batching waits for evidence of short tasks.
   std::atomic<uint64_t> avg_run_nanos_{1000000};
-  std::atomic<bool> helper_enabled_{true};
-  std::atomic<bool> spinning_{false};
   std::atomic<bool> io_low_{false};
   std::atomic<int> cpu_priority_{
       static_cast<int>(ROCKSDB_NAMESPACE::CpuPriority::kNormal)};
 
-  mutable std::mutex mu_;
+  alignas(64) mutable std::mutex mu_;
   FairReadyQueue ready_;
   std::vector<ExecutorTask*> filing_;  // FileInbox's scratch list
   std::vector<std::unique_ptr<Worker>> workers_;

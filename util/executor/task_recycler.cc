@@ -14,29 +14,60 @@ FreeStack& SharedFree() {
   return *stack;
 }
 
-// The allocating thread's private list; given back when the thread ends.
-struct LocalFree {
-  ExecutorTask* head = nullptr;
-  ~LocalFree() {
-    while (head != nullptr) {
-      ExecutorTask* next = head->free_next;
-      SharedFree().Push(head);
-      head = next;
+// A thread's private lists. Trivially destructible, so that they stay
+// usable to the end of the thread: RetireLocalLists hands them to the shared
+// stack when the thread's other thread-locals are destroyed, and from then
+// on (static destruction included) the thread uses the shared stack
+// directly.
+struct LocalLists {
+  ExecutorTask* free = nullptr;        // taken from the shared stack
+  ExecutorTask* batch = nullptr;       // freed here, not yet shared
+  ExecutorTask* batch_last = nullptr;  // the oldest in `batch`
+  int batch_size = 0;
+  bool registered = false;  // RetireLocalLists constructed
+  bool retired = false;
+};
+thread_local LocalLists local;
+
+void ShareBatch() {
+  if (local.batch != nullptr) {
+    SharedFree().PushChain(local.batch, local.batch_last);
+  }
+  local.batch = local.batch_last = nullptr;
+  local.batch_size = 0;
+}
+
+struct RetireLocalLists {
+  ~RetireLocalLists() {
+    ShareBatch();
+    while (local.free != nullptr) {
+      ExecutorTask* next = local.free->free_next;
+      SharedFree().Push(local.free);
+      local.free = next;
     }
+    local.retired = true;
   }
 };
+thread_local RetireLocalLists retire_local_lists;
 
-thread_local LocalFree local_free;
+// Whether this thread may use its lists (registering their retirement on
+// first use).
+bool UseLocal() {
+  if (!local.registered) {
+    local.registered = true;
+    static_cast<void>(&retire_local_lists);  // constructs it
+  }
+  return !local.retired;
+}
 
 }  // namespace
 
-// Under AddressSanitizer or ThreadSanitizer, tasks go back to malloc so that
-// a use after the last reference is caught rather than hidden by reuse.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr bool kRecycle = false;
 #else
 constexpr bool kRecycle = true;
 #endif
+const bool TaskRecycler::kRecycles = kRecycle;
 
 void ExecutorTask::Unref() {
   if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
@@ -45,15 +76,15 @@ void ExecutorTask::Unref() {
 }
 
 ExecutorTask* TaskRecycler::Acquire() {
-  if (!kRecycle) return new ExecutorTask;
-  if (local_free.head == nullptr) local_free.head = SharedFree().TakeAll();
-  ExecutorTask* task = local_free.head;
+  if (!kRecycle || !UseLocal()) return new ExecutorTask;
+  if (local.free == nullptr) local.free = SharedFree().TakeAll();
+  ExecutorTask* task = local.free;
   if (task == nullptr) return new ExecutorTask;
-  local_free.head = task->free_next;
+  local.free = task->free_next;
   // The next task's first line was last written by whichever thread freed
   // it, most likely on another core: fetch it now, while the caller fills
   // in this one, rather than stall on it at the next Add.
-  if (local_free.head != nullptr) __builtin_prefetch(local_free.head, 1);
+  if (local.free != nullptr) __builtin_prefetch(local.free, 1);
   task->tag = nullptr;
   task->client = nullptr;
   task->pool = 0;
@@ -76,7 +107,14 @@ void TaskRecycler::Release(ExecutorTask* task) {
   }
   task->run = nullptr;
   task->on_cancel = nullptr;
-  SharedFree().Push(task);
+  if (!UseLocal()) {
+    SharedFree().Push(task);
+    return;
+  }
+  task->free_next = local.batch;
+  if (local.batch == nullptr) local.batch_last = task;
+  local.batch = task;
+  if (++local.batch_size == TaskRecycler::kBatch) ShareBatch();
 }
 
 }  // namespace rocksdb_cuckoo
