@@ -51,7 +51,7 @@ DEFINE_string(benchmarks, "throughput,latency,addcancel,snooze",
 DEFINE_string(producers, "1,2", "Producer thread counts to run.");
 DEFINE_string(workers, "1,2,4", "Worker thread counts of the pool to run.");
 DEFINE_int32(runs, 3, "Repetitions of every measurement (median reported).");
-DEFINE_int64(jobs, 200000, "Empty jobs per throughput run.");
+DEFINE_int64(jobs, 1000000, "Empty jobs per throughput run.");
 DEFINE_int64(latency_jobs, 20000, "Jobs per latency run.");
 DEFINE_int64(latency_gap_us, 20,
              "Pause between two latency bursts, so workers go idle between.");

@@ -28,9 +28,8 @@ class IntrusiveMpscStack {
     T* head = head_.load(std::memory_order_relaxed);
     do {
       last->*kNext = head;
-    } while (!head_.compare_exchange_weak(head, first,
-                                          std::memory_order_release,
-                                          std::memory_order_relaxed));
+    } while (!head_.compare_exchange_weak(
+        head, first, std::memory_order_release, std::memory_order_relaxed));
   }
 
   // Returns every node pushed so far, newest first, linked through kNext.

@@ -40,10 +40,11 @@ void ShareBatch() {
 struct RetireLocalLists {
   ~RetireLocalLists() {
     ShareBatch();
-    while (local.free != nullptr) {
-      ExecutorTask* next = local.free->free_next;
-      SharedFree().Push(local.free);
-      local.free = next;
+    if (local.free != nullptr) {
+      ExecutorTask* last = local.free;
+      while (last->free_next != nullptr) last = last->free_next;
+      SharedFree().PushChain(local.free, last);
+      local.free = nullptr;
     }
     local.retired = true;
   }

@@ -42,7 +42,9 @@ bool ReadTight(Bracket* bracket) {
   return bracket->after - bracket->before <= TscSteadyClock::kTightNanos;
 }
 
-class Extrapolator {
+// On cache lines of its own: every Now() reads it, and little else should
+// share them.
+class alignas(64) Extrapolator {
  public:
   int64_t Now() {
     const Mode mode = mode_.load(std::memory_order_acquire);
