@@ -8,10 +8,14 @@ namespace {
 
 using FreeStack = IntrusiveMpscStack<ExecutorTask, &ExecutorTask::free_next>;
 
-// Never destroyed: threads may free tasks during static destruction.
+// Never destroyed: threads may free tasks during static destruction. On a
+// cache line of its own, away from whatever the heap puts beside it.
 FreeStack& SharedFree() {
-  static FreeStack* stack = new FreeStack;
-  return *stack;
+  struct alignas(64) Padded {
+    FreeStack stack;
+  };
+  static Padded* padded = new Padded;
+  return padded->stack;
 }
 
 // A thread's private lists. Trivially destructible, so that they stay
