@@ -91,7 +91,9 @@ TEST(TaskRecyclerTest, AReusedTaskComesBackAsNew) {
   std::thread([&] { ReleaseAll(tasks); }).join();
   const std::vector<ExecutorTask*> freed = tasks;
   tasks = AcquireMany(kManyMore);
-  if (TaskRecycler::kRecycles) EXPECT_EQ(Reused(freed, tasks), freed.size());
+  if (TaskRecycler::kRecycles) {
+    EXPECT_EQ(Reused(freed, tasks), freed.size());
+  }
   for (ExecutorTask* t : tasks) {
     EXPECT_FALSE(t->run);
     EXPECT_FALSE(t->on_cancel);

@@ -22,16 +22,6 @@ class IntrusiveMpscStack {
     return head == nullptr;
   }
 
-  // Pushes the chain first..last (linked through kNext) with one
-  // compare-and-swap.
-  void PushChain(T* first, T* last) {
-    T* head = head_.load(std::memory_order_relaxed);
-    do {
-      last->*kNext = head;
-    } while (!head_.compare_exchange_weak(
-        head, first, std::memory_order_release, std::memory_order_relaxed));
-  }
-
   // Returns every node pushed so far, newest first, linked through kNext.
   T* TakeAll() { return head_.exchange(nullptr, std::memory_order_acquire); }
 

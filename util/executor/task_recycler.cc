@@ -1,55 +1,80 @@
 #include "util/executor/task_recycler.h"
 
-#include "util/executor/intrusive_mpsc_stack.h"
+#include <mutex>
+#include <vector>
 
 namespace rocksdb_cuckoo {
 
 namespace {
 
-using FreeStack = IntrusiveMpscStack<ExecutorTask, &ExecutorTask::free_next>;
+// Full batches of freed tasks (chains linked through free_next), most
+// recently freed last. A thread takes the newest, whose lines are the
+// likeliest to be cached still. Up to kMaxPooledBatches are kept; beyond
+// them (after a burst of tasks) batches go back to malloc.
+class BatchPool {
+ public:
+  static constexpr size_t kMaxPooledBatches = 512;
 
-// Never destroyed: threads may free tasks during static destruction. On a
-// cache line of its own, away from whatever the heap puts beside it.
-FreeStack& SharedFree() {
-  struct alignas(64) Padded {
-    FreeStack stack;
-  };
-  static Padded* padded = new Padded;
-  return padded->stack;
+  void Put(ExecutorTask* batch) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (batches_.size() < kMaxPooledBatches) {
+        batches_.push_back(batch);
+        return;
+      }
+    }
+    while (batch != nullptr) {
+      ExecutorTask* next = batch->free_next;
+      delete batch;
+      batch = next;
+    }
+  }
+
+  ExecutorTask* Take() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (batches_.empty()) return nullptr;
+    ExecutorTask* batch = batches_.back();
+    batches_.pop_back();
+    return batch;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<ExecutorTask*> batches_;
+};
+
+// Never destroyed: threads may free tasks during static destruction.
+BatchPool& SharedBatches() {
+  static BatchPool* pool = new BatchPool;
+  return *pool;
 }
 
 // A thread's private lists. Trivially destructible, so that they stay
-// usable to the end of the thread: RetireLocalLists hands them to the shared
-// stack when the thread's other thread-locals are destroyed, and from then
-// on (static destruction included) the thread uses the shared stack
-// directly.
+// usable to the end of the thread: RetireLocalLists hands them to the pool
+// when the thread's other thread-locals are destroyed, and from then on
+// (static destruction included) the thread allocates and frees one task at
+// a time.
 struct LocalLists {
-  ExecutorTask* free = nullptr;        // taken from the shared stack
-  ExecutorTask* batch = nullptr;       // freed here, not yet shared
-  ExecutorTask* batch_last = nullptr;  // the oldest in `batch`
+  ExecutorTask* free = nullptr;   // a batch taken from the pool
+  ExecutorTask* batch = nullptr;  // freed here, not yet shared
   int batch_size = 0;
   bool registered = false;  // RetireLocalLists constructed
   bool retired = false;
 };
+
 thread_local LocalLists local;
 
 void ShareBatch() {
-  if (local.batch != nullptr) {
-    SharedFree().PushChain(local.batch, local.batch_last);
-  }
-  local.batch = local.batch_last = nullptr;
+  if (local.batch != nullptr) SharedBatches().Put(local.batch);
+  local.batch = nullptr;
   local.batch_size = 0;
 }
 
 struct RetireLocalLists {
   ~RetireLocalLists() {
     ShareBatch();
-    if (local.free != nullptr) {
-      ExecutorTask* last = local.free;
-      while (last->free_next != nullptr) last = last->free_next;
-      SharedFree().PushChain(local.free, last);
-      local.free = nullptr;
-    }
+    if (local.free != nullptr) SharedBatches().Put(local.free);
+    local.free = nullptr;
     local.retired = true;
   }
 };
@@ -82,7 +107,7 @@ void ExecutorTask::Unref() {
 
 ExecutorTask* TaskRecycler::Acquire() {
   if (!kRecycle || !UseLocal()) return new ExecutorTask;
-  if (local.free == nullptr) local.free = SharedFree().TakeAll();
+  if (local.free == nullptr) local.free = SharedBatches().Take();
   ExecutorTask* task = local.free;
   if (task == nullptr) return new ExecutorTask;
   local.free = task->free_next;
@@ -106,18 +131,13 @@ ExecutorTask* TaskRecycler::Acquire() {
 }
 
 void TaskRecycler::Release(ExecutorTask* task) {
-  if (!kRecycle) {
+  if (!kRecycle || !UseLocal()) {
     delete task;
     return;
   }
   task->run = nullptr;
   task->on_cancel = nullptr;
-  if (!UseLocal()) {
-    SharedFree().Push(task);
-    return;
-  }
   task->free_next = local.batch;
-  if (local.batch == nullptr) local.batch_last = task;
   local.batch = task;
   if (++local.batch_size == TaskRecycler::kBatch) ShareBatch();
 }

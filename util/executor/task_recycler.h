@@ -1,14 +1,13 @@
 // Reuses ExecutorTask objects instead of returning them to malloc.
 //
 // A task is usually freed by a worker and allocated by a producer thread:
-// with malloc that is a cross-thread free per task, and a queue that grows
-// by a million tasks costs fresh pages too. A freeing thread collects freed
-// tasks in a thread-local batch and pushes each full batch onto one shared
-// lock-free stack with one compare-and-swap (one per task would bounce the
-// stack's head between the workers' cores); an allocating thread takes the
-// whole stack at once into a thread-local list and allocates from there
-// without any atomic. Memory is bounded by the most tasks alive at once plus
-// one batch per thread, and kept for reuse.
+// with malloc that is a cross-thread free per task. Freed tasks travel
+// between threads in batches instead: a freeing thread fills a batch
+// privately and hands it over whole, and an allocating thread takes one
+// batch and allocates from it without any atomic, so threads meet (on a
+// mutex) once per kBatch tasks. The batches kept are bounded (a burst of
+// tasks goes back to malloc afterwards) and the most recently freed is
+// reused first, while its lines are likely cached.
 #pragma once
 
 #include "util/executor/executor_task.h"
