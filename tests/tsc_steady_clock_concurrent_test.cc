@@ -40,12 +40,18 @@ bool KernelClockIsTsc() {
 #endif
 }
 
-// Calibration needs two readings kCalibrationNanos apart.
+// Calibration needs two readings kCalibrationNanos apart, each taken
+// without interruption; readings go on (for up to a second) until it has
+// happened.
 void LetItCalibrate() {
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::seconds(1);
   TscSteadyClock::Now();
-  std::this_thread::sleep_for(
-      std::chrono::nanoseconds(2 * TscSteadyClock::kCalibrationNanos));
-  TscSteadyClock::Now();
+  while (!TscSteadyClock::Extrapolating() &&
+         std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    TscSteadyClock::Now();
+  }
 }
 
 struct Bounds {
