@@ -1,7 +1,7 @@
 #include "util/executor/task_recycler.h"
 
+#include <deque>
 #include <mutex>
-#include <vector>
 
 namespace rocksdb_cuckoo {
 
@@ -10,23 +10,26 @@ namespace {
 // Full batches of freed tasks (chains linked through free_next), most
 // recently freed last. A thread takes the newest, whose lines are the
 // likeliest to be cached still. Up to kMaxPooledBatches are kept; beyond
-// them (after a burst of tasks) batches go back to malloc.
+// them (after a burst of tasks) the oldest go back to malloc, so the tasks
+// in use keep circulating rather than the burst's cold ones.
 class BatchPool {
  public:
   static constexpr size_t kMaxPooledBatches = 512;
 
   void Put(ExecutorTask* batch) {
+    ExecutorTask* oldest = nullptr;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (batches_.size() < kMaxPooledBatches) {
-        batches_.push_back(batch);
-        return;
+      batches_.push_back(batch);
+      if (batches_.size() > kMaxPooledBatches) {
+        oldest = batches_.front();
+        batches_.pop_front();
       }
     }
-    while (batch != nullptr) {
-      ExecutorTask* next = batch->free_next;
-      delete batch;
-      batch = next;
+    while (oldest != nullptr) {
+      ExecutorTask* next = oldest->free_next;
+      delete oldest;
+      oldest = next;
     }
   }
 
@@ -40,7 +43,7 @@ class BatchPool {
 
  private:
   std::mutex mu_;
-  std::vector<ExecutorTask*> batches_;
+  std::deque<ExecutorTask*> batches_;
 };
 
 // Never destroyed: threads may free tasks during static destruction.
