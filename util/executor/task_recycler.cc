@@ -95,13 +95,6 @@ bool UseLocal() {
 
 }  // namespace
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kRecycle = false;
-#else
-constexpr bool kRecycle = true;
-#endif
-const bool TaskRecycler::kRecycles = kRecycle;
-
 void ExecutorTask::Unref() {
   if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     TaskRecycler::Release(this);
@@ -109,7 +102,7 @@ void ExecutorTask::Unref() {
 }
 
 ExecutorTask* TaskRecycler::Acquire() {
-  if (!kRecycle || !UseLocal()) return new ExecutorTask;
+  if (!kRecycles || !UseLocal()) return new ExecutorTask;
   if (local.free == nullptr) local.free = SharedBatches().Take();
   ExecutorTask* task = local.free;
   if (task == nullptr) return new ExecutorTask;
@@ -134,7 +127,7 @@ ExecutorTask* TaskRecycler::Acquire() {
 }
 
 void TaskRecycler::Release(ExecutorTask* task) {
-  if (!kRecycle || !UseLocal()) {
+  if (!kRecycles || !UseLocal()) {
     delete task;
     return;
   }
@@ -142,7 +135,7 @@ void TaskRecycler::Release(ExecutorTask* task) {
   task->on_cancel = nullptr;
   task->free_next = local.batch;
   local.batch = task;
-  if (++local.batch_size == TaskRecycler::kBatch) ShareBatch();
+  if (++local.batch_size == kBatch) ShareBatch();
 }
 
 }  // namespace rocksdb_cuckoo

@@ -24,10 +24,14 @@ class TaskRecycler {
   // Freed tasks a thread collects before other threads can reuse them; a
   // thread that ends shares what it holds.
   static constexpr int kBatch = 32;
-  // Whether tasks are reused at all (not under AddressSanitizer or
+  // Whether tasks are reused at all: not under AddressSanitizer or
   // ThreadSanitizer, so that a use after the last reference is caught rather
-  // than hidden by reuse).
-  static const bool kRecycles;
+  // than hidden by reuse.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  static constexpr bool kRecycles = false;
+#else
+  static constexpr bool kRecycles = true;
+#endif
 };
 
 }  // namespace rocksdb_cuckoo

@@ -58,12 +58,8 @@ class alignas(64) Extrapolator {
     if ((version & 1) == 0 &&
         version_.load(std::memory_order_relaxed) == version) {
       const uint64_t tsc = __rdtsc();
-      // The counter may have been read before the anchor was.
-      const uint64_t ticks = tsc > anchor_tsc ? tsc - anchor_tsc : 0;
-      if (ticks < anchor_ticks_) {
-        return anchor_nanos + TscSteadyClock::kSlackNanos +
-               static_cast<int64_t>(static_cast<double>(ticks) *
-                                    nanos_per_tick_);
+      if (TicksSince(anchor_tsc, tsc) < anchor_ticks_) {
+        return Estimate(anchor_tsc, anchor_nanos, tsc);
       }
     }
     return Renew();
@@ -75,6 +71,20 @@ class alignas(64) Extrapolator {
 
  private:
   enum Mode { kCalibrating, kExtrapolating, kOff };
+
+  // Counter ticks from the anchor to `tsc`; none if the counter was read
+  // before the anchor was.
+  static uint64_t TicksSince(uint64_t anchor_tsc, uint64_t tsc) {
+    return tsc > anchor_tsc ? tsc - anchor_tsc : 0;
+  }
+  // The steady-clock time at counter reading `tsc`, from an anchor.
+  int64_t Estimate(uint64_t anchor_tsc, int64_t anchor_nanos,
+                   uint64_t tsc) const {
+    return anchor_nanos + TscSteadyClock::kSlackNanos +
+           static_cast<int64_t>(
+               static_cast<double>(TicksSince(anchor_tsc, tsc)) *
+               nanos_per_tick_);
+  }
 
   // Until the rate is known: measures it between the first call and one at
   // least kCalibrationNanos later, bounding it from above (steady readings
@@ -120,14 +130,9 @@ class alignas(64) Extrapolator {
       return now.after;
     }
     std::atomic_thread_fence(std::memory_order_release);
-    const uint64_t old_tsc = anchor_tsc_.load(std::memory_order_relaxed);
     const int64_t estimate =
-        anchor_nanos_.load(std::memory_order_relaxed) +
-        TscSteadyClock::kSlackNanos +
-        (now.tsc > old_tsc
-             ? static_cast<int64_t>(static_cast<double>(now.tsc - old_tsc) *
-                                    nanos_per_tick_)
-             : 0);
+        Estimate(anchor_tsc_.load(std::memory_order_relaxed),
+                 anchor_nanos_.load(std::memory_order_relaxed), now.tsc);
     // The counter ran slower than measured, or went back: stop trusting it.
     if (estimate < now.before) mode_.store(kOff, std::memory_order_release);
     anchor_tsc_.store(now.tsc, std::memory_order_relaxed);
