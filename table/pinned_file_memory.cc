@@ -59,6 +59,15 @@ Status PinnedFileMemory::Open(
   if (m->buffer_ != nullptr && contents.data() != m->buffer_) {
     memcpy(m->buffer_, contents.data(), file_size);
   }
+  if (m->buffer_ != nullptr) {
+    // The buffer serves every read while the file is open, so the page
+    // cache's copy would only double the table's memory. A hint: file
+    // systems without a page cache refuse it, and pages not yet written
+    // back stay.
+    file->file()
+        ->InvalidateCache(0, static_cast<size_t>(file_size))
+        .PermitUncheckedError();
+  }
   m->data_ = m->buffer_ != nullptr ? m->buffer_ : contents.data();
   m->file_ = std::move(file);
   *memory = m.release();

@@ -33,7 +33,8 @@ namespace rocksdb_cuckoo {
 class PinnedFileMemory {
  public:
   // Brings the whole file into memory: maps it when `mmap` (the file was
-  // opened with allow_mmap_reads), reads it into a buffer otherwise.
+  // opened with allow_mmap_reads), reads it into a buffer otherwise and
+  // then drops the file's pages from the page cache.
   static ROCKSDB_NAMESPACE::Status Open(
       std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader>&& file,
       uint64_t file_size, const ROCKSDB_NAMESPACE::ReadOptions& read_options,

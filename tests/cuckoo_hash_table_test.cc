@@ -2,7 +2,12 @@
 // without a DB: tables are built straight from internal keys.
 #include "table/cuckoo_hash_table.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -553,6 +558,61 @@ TEST_P(CuckooHashTableTest, PinnedValueOutlivesReader) {
   ASSERT_OK(h->Open());  // closes the first reader while the value is pinned
   EXPECT_EQ(value.ToString(), "survives");  // ASan would flag a freed buffer
   value.Reset();
+}
+
+// Fraction of a file's pages in the page cache, or -1 if it cannot tell.
+double PageCacheFraction(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY);
+  if (fd < 0) return -1;
+  struct stat st;
+  double fraction = -1;
+  if (fstat(fd, &st) == 0 && st.st_size > 0) {
+    const size_t size = static_cast<size_t>(st.st_size);
+    void* map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+    if (map != MAP_FAILED) {
+      const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+      std::vector<unsigned char> resident((size + page - 1) / page);
+      if (mincore(map, size, resident.data()) == 0) {
+        size_t in_cache = 0;
+        for (unsigned char r : resident) in_cache += r & 1;
+        fraction = static_cast<double>(in_cache) / resident.size();
+      }
+      munmap(map, size);
+    }
+  }
+  close(fd);
+  return fraction;
+}
+
+TEST_P(CuckooHashTableTest, LoadedTableLeavesThePageCache) {
+  auto h = Harness();
+  struct statfs fs;
+  ASSERT_EQ(statfs(::testing::TempDir().c_str(), &fs), 0);
+  if (fs.f_type == TMPFS_MAGIC) {
+    GTEST_SKIP() << "tmpfs: the file's pages are its storage";
+  }
+  Entries entries;
+  for (int i = 0; i < 20000; i++) {
+    entries.emplace_back(InternalKeyOf(NumberedKey(i), 0, kTypeValue),
+                         std::string(100, 'v'));
+  }
+  ASSERT_OK(h->Build(entries));
+  // Written back and read whole: every page is cached and clean.
+  const int fd = open(h->path().c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(fsync(fd), 0);
+  close(fd);
+  ASSERT_GT(ReadWholeFile(h->path()).size(), size_t{2} << 20);
+  ASSERT_GT(PageCacheFraction(h->path()), 0.9);
+
+  ASSERT_OK(h->Open());
+  const double cached = PageCacheFraction(h->path());
+  if (GetParam().mmap) {
+    EXPECT_GT(cached, 0.9);  // the mapping reads from the page cache
+  } else {
+    EXPECT_LT(cached, 0.1);  // the reader's buffer is the only copy
+  }
+  EXPECT_EQ(h->Get(NumberedKey(12345)).value, std::string(100, 'v'));
 }
 
 INSTANTIATE_TEST_SUITE_P(
