@@ -467,6 +467,7 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
       candidates[k] = Candidate(hashes[k], verify);
       if (candidates[k] != kNoCandidate) {
         __builtin_prefetch(data_ + candidates[k]);
+        __builtin_prefetch(data_ + candidates[k] + KeyEndInSlot());
       }
     }
     // Pass 3: confirm each key and feed its GetContext.
