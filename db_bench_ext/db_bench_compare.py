@@ -113,14 +113,16 @@ CUCKOO_MAGIC = (0x926789D0C5F17873,)
 PLAIN_MAGIC = (0x8242229663BF9564, 0x4F3418EB7A8F13B8)
 BLOCK_MAGIC = (0x88E241B785F4CFF7,)
 OURS_ID = "CuckooHashTable"
+OURS_TABLE = f"table_factory={{id={OURS_ID}}}"
+OURS_ID_TABLE = f"table_factory={{id={OURS_ID};identity_as_first_hash=true}}"
+LOADED = "allow_mmap_reads=false"
 
 FORMATS = [
     # Ours in its strongest configuration: allow_mmap_reads=false, so each
     # file is read once into huge-page memory (a mapped file has 4 KiB
     # pages, and every lookup then also misses the TLB).
     Format("ours", "CuckooHashTable", "text", OURS_ID, OURS_MAGIC, False,
-           ours_table=f"table_factory={{id={OURS_ID}}}",
-           ours_db="allow_mmap_reads=false", base="cuckoo"),
+           ours_table=OURS_TABLE, ours_db=LOADED, base="cuckoo"),
     Format("cuckoo", "CuckooTable", "text", "CuckooTable", CUCKOO_MAGIC, True,
            flags=("--use_cuckoo_table", "--mmap_read=1")),
     # PlainTable with db_bench's settings: hash index on the 8-byte prefix
@@ -138,21 +140,18 @@ FORMATS = [
                          "--cache_index_and_filter_blocks=0"),
            warmup="readtocache"),
     Format("ours_id", "CuckooHashTable id", "int", OURS_ID, OURS_MAGIC, False,
-           identity=True, base="cuckoo_id",
-           ours_table=f"table_factory={{id={OURS_ID};"
-                      "identity_as_first_hash=true}",
-           ours_db="allow_mmap_reads=false"),
+           identity=True, ours_table=OURS_ID_TABLE, ours_db=LOADED,
+           base="cuckoo_id"),
     Format("cuckoo_id", "CuckooTable id", "int", "CuckooTable", CUCKOO_MAGIC,
            True, identity=True,
            flags=("--use_cuckoo_table", "--identity_as_first_hash=1",
                   "--mmap_read=1")),
     # Not in the defaults: ours on the mapped file, as the built-ins read.
     Format("ours_mmap", "CuckooHashTable mmap", "text", OURS_ID, OURS_MAGIC,
-           True, ours_table=f"table_factory={{id={OURS_ID}}}", base="cuckoo"),
+           True, ours_table=OURS_TABLE, base="cuckoo"),
     Format("ours_id_mmap", "CuckooHashTable id mmap", "int", OURS_ID,
-           OURS_MAGIC, True, identity=True, base="cuckoo_id",
-           ours_table=f"table_factory={{id={OURS_ID};"
-                      "identity_as_first_hash=true}"),
+           OURS_MAGIC, True, identity=True, ours_table=OURS_ID_TABLE,
+           base="cuckoo_id"),
 ]
 FORMAT_BY_NAME = {f.name: f for f in FORMATS}
 
@@ -445,6 +444,7 @@ class Samples:
 # ours loaded (huge pages), as the DB-level runs read it.
 MICRO_PAIRS = [("ours_loaded", "builtin_cuckoo"),
                ("ours_identity_loaded", "builtin_cuckoo_identity")]
+(MICRO_OURS, MICRO_BUILTIN), (MICRO_OURS_ID, MICRO_BUILTIN_ID) = MICRO_PAIRS
 MICRO_ROWS = [  # (title, benchmark name pattern with {f} for the format)
     ("Get present, 1 thread", "Get/present/{f}/real_time/threads:1"),
     ("Get present, 2 threads", "Get/present/{f}/real_time/threads:2"),
@@ -709,35 +709,36 @@ def m_micro(samples):
         name, metric, t, "micro")
 
 
-GET_OURS = "Get/present/ours_loaded/real_time/threads:1"
+GET_OURS = f"Get/present/{MICRO_OURS}/real_time/threads:1"
 MICRO_TARGETS = [
     ("Get present 1t, ours/builtin", 1.8,
      lambda m: m(GET_OURS) /
-     m("Get/present/builtin_cuckoo/real_time/threads:1")),
+     m(f"Get/present/{MICRO_BUILTIN}/real_time/threads:1")),
     ("Get identity 1t, ours/builtin (both identity)", 1.5,
-     lambda m: m("Get/present/ours_identity_loaded/real_time/threads:1") /
-     m("Get/present/builtin_cuckoo_identity/real_time/threads:1")),
+     lambda m: m(f"Get/present/{MICRO_OURS_ID}/real_time/threads:1") /
+     m(f"Get/present/{MICRO_BUILTIN_ID}/real_time/threads:1")),
     # A table that does nothing but read the entry (table_reader_bench's
     # one_read_floor), against the built-in: about the most any table could
     # reach, though on a VM each process's memory is backed differently.
     ("Get present 1t, one-read floor/builtin (one read, no work)", None,
      lambda m: m("Get/present/one_read_floor/real_time/threads:1") /
-     m("Get/present/builtin_cuckoo/real_time/threads:1")),
+     m(f"Get/present/{MICRO_BUILTIN}/real_time/threads:1")),
     ("Get identity 1t, one-read floor/builtin (one read, no work)", None,
      lambda m: m("Get/present/one_read_floor_identity/real_time/threads:1") /
-     m("Get/present/builtin_cuckoo_identity/real_time/threads:1")),
+     m(f"Get/present/{MICRO_BUILTIN_ID}/real_time/threads:1")),
     ("Get absent 1t, ours/builtin", None,
-     lambda m: m("Get/absent/ours_loaded/real_time/threads:1") /
-     m("Get/absent/builtin_cuckoo/real_time/threads:1")),
+     lambda m: m(f"Get/absent/{MICRO_OURS}/real_time/threads:1") /
+     m(f"Get/absent/{MICRO_BUILTIN}/real_time/threads:1")),
     ("MultiGet 32, ours/builtin", 3.0,
-     lambda m: m("MultiGet/ours_loaded/32/real_time") /
-     m("MultiGet/builtin_cuckoo/32/real_time")),
+     lambda m: m(f"MultiGet/{MICRO_OURS}/32/real_time") /
+     m(f"MultiGet/{MICRO_BUILTIN}/32/real_time")),
     # Counted process-wide, so only the 1-thread figures are clean: with two
     # threads, one thread's setup allocations land in the other's loop.
     ("allocations per Get, ours present 1t", 0,
      lambda m: m(GET_OURS, "allocs_per_op")),
     ("allocations per Get, ours absent 1t", 0,
-     lambda m: m("Get/absent/ours_loaded/real_time/threads:1", "allocs_per_op")),
+     lambda m: m(f"Get/absent/{MICRO_OURS}/real_time/threads:1",
+                 "allocs_per_op")),
     ("DRAM pointer chase (ns per dependent load)", None,
      lambda m: m("DramPointerChase", "ns_per_op")),
     ("ours Get present 1t (ns) / DRAM pointer chase (ns)", None,
@@ -830,8 +831,8 @@ def plot(args, formats, samples, path, title):
              [(label, [[v / 1e6 for v in samples.get(
                  p.format(f=name), "items_per_second", 1, "micro")]
                  for _, p in micro])
-              for name, label in (("ours_loaded", "CuckooHashTable"),
-                                  ("builtin_cuckoo", "CuckooTable"))],
+              for name, label in ((MICRO_OURS, "CuckooHashTable"),
+                                  (MICRO_BUILTIN, "CuckooTable"))],
              "Mops/s", "TableReader level (table_reader_bench), 1 thread")
     for unused in axes:
         unused.axis("off")

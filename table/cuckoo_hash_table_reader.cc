@@ -466,8 +466,7 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
     for (size_t k = 0; k < n; k++) {
       candidates[k] = Candidate(hashes[k], verify);
       if (candidates[k] != kNoCandidate) {
-        __builtin_prefetch(data_ + candidates[k]);
-        __builtin_prefetch(data_ + candidates[k] + KeyEndInSlot());
+        PrefetchKeyOf(data_ + candidates[k]);
       }
     }
     // Pass 3: confirm each key and feed its GetContext.

@@ -168,16 +168,17 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
     const uint64_t size = layout_.slot_entry_size;
     if (size == 0) return;
     const char* entries = data_ + kh.bucket1 * kSlotsPerBucket * size;
-    const uint32_t key_end = KeyEndInSlot();
-    __builtin_prefetch(entries + kh.slot[0] * size);
-    __builtin_prefetch(entries + kh.slot[0] * size + key_end);
-    __builtin_prefetch(entries + kh.slot[1] * size);
-    __builtin_prefetch(entries + kh.slot[1] * size + key_end);
+    PrefetchKeyOf(entries + kh.slot[0] * size);
+    PrefetchKeyOf(entries + kh.slot[1] * size);
   }
-  // Where a slot entry's key ends, from the entry's start (0 in formats
-  // before 3, whose layout does not say).
-  uint32_t KeyEndInSlot() const {
-    return layout_.slot_key_size > 0 ? layout_.slot_key_size - 1 : 0;
+  // Starts loading the lines of the entry at `entry` that hold its key:
+  // where it starts and, when the layout gives the key's size (slot entries
+  // of format 3), where the key ends.
+  __attribute__((always_inline)) void PrefetchKeyOf(const char* entry) const {
+    __builtin_prefetch(entry);
+    if (layout_.slot_key_size > 0) {
+      __builtin_prefetch(entry + layout_.slot_key_size - 1);
+    }
   }
   const Fingerprints& FingerprintsAt(uint64_t bucket) const {
     return *reinterpret_cast<const Fingerprints*>(

@@ -56,10 +56,10 @@ Status PinnedFileMemory::Open(
                               std::to_string(contents.size()) + " of " +
                               std::to_string(file_size) + " bytes");
   }
-  if (m->buffer_ != nullptr && contents.data() != m->buffer_) {
-    memcpy(m->buffer_, contents.data(), file_size);
-  }
   if (m->buffer_ != nullptr) {
+    if (contents.data() != m->buffer_) {
+      memcpy(m->buffer_, contents.data(), file_size);
+    }
     // The buffer serves every read while the file is open, so the page
     // cache's copy would only double the table's memory. A hint: file
     // systems without a page cache refuse it, and pages not yet written
