@@ -8,8 +8,16 @@
 namespace rocksdb_cuckoo {
 
 ChunkVerifier::ChunkVerifier(ChecksumType type, const char* region,
-                             uint64_t size, const char* sums, const char* name)
-    : type_(type), region_(region), size_(size), sums_(sums), name_(name) {
+                             uint64_t size, const char* sums, const char* name,
+                             PinnedFileMemory* loader, uint64_t region_offset)
+    : type_(type),
+      region_(region),
+      size_(size),
+      sums_(sums),
+      name_(name),
+      loader_(loader),
+      region_offset_(region_offset),
+      locks_(new std::mutex[kLockStripes]) {
   const uint64_t words = (Layout::NumChunks(size) + 63) / 64;
   verified_.reset(new std::atomic<uint64_t>[words]);
   for (uint64_t i = 0; i < words; i++) {
@@ -26,17 +34,31 @@ Status ChunkVerifier::Verify(uint64_t offset, uint64_t size) const {
   const uint64_t last = (offset + size - 1) >> kChecksumChunkShift;
   for (uint64_t chunk = offset >> kChecksumChunkShift; chunk <= last; chunk++) {
     if (IsVerified(chunk)) continue;
-    Status s = VerifyChunk(chunk);
+    Status s = VerifyFirstTime(chunk);
     if (!s.ok()) return s;
-    verified_[chunk >> 6].fetch_or(uint64_t{1} << (chunk & 63),
-                                   std::memory_order_relaxed);
   }
+  return Status::OK();
+}
+
+Status ChunkVerifier::VerifyFirstTime(uint64_t chunk) const {
+  std::lock_guard<std::mutex> lock(locks_[chunk % kLockStripes]);
+  if (IsVerified(chunk)) return Status::OK();
+  if (loader_ != nullptr) {
+    const uint64_t begin = chunk << kChecksumChunkShift;
+    const Status s = loader_->Load(region_offset_ + begin,
+                                   std::min(kChecksumChunkSize, size_ - begin));
+    if (!s.ok()) return s;
+  }
+  Status s = VerifyChunk(chunk);
+  if (!s.ok()) return s;
+  verified_[chunk >> 6].fetch_or(uint64_t{1} << (chunk & 63),
+                                 std::memory_order_release);
   return Status::OK();
 }
 
 Status ChunkVerifier::VerifyAll() const {
   for (uint64_t chunk = 0; chunk < Layout::NumChunks(size_); chunk++) {
-    Status s = VerifyChunk(chunk);
+    Status s = IsVerified(chunk) ? VerifyChunk(chunk) : VerifyFirstTime(chunk);
     if (!s.ok()) return s;
   }
   return Status::OK();

@@ -1,14 +1,18 @@
 // Verifies a bulk region of a table file chunk by chunk, the first time a
 // reader touches each chunk: opening a file then reads only its small
 // regions, and damage is still reported before a lookup uses damaged bytes.
+// A file read into memory (not mapped) is also loaded chunk by chunk: the
+// first touch reads the chunk from the file, then verifies it.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "rocksdb/status.h"
 #include "table/cuckoo_hash_table_format.h"
+#include "table/pinned_file_memory.h"
 #include "util/checksum.h"
 
 namespace rocksdb_cuckoo {
@@ -19,14 +23,16 @@ class ChunkVerifier {
   // no checksums.
   ChunkVerifier() = default;
   // `sums`: one fixed64 checksum per kChecksumChunkSize bytes of the
-  // `size`-byte region at `region`, themselves already verified.
+  // `size`-byte region at `region`, themselves already verified. With
+  // `loader`, the region lies in its buffer at file offset `region_offset`
+  // and no chunk is loaded yet.
   ChunkVerifier(ChecksumType type, const char* region, uint64_t size,
-                const char* sums, const char* name);
+                const char* sums, const char* name,
+                PinnedFileMemory* loader = nullptr, uint64_t region_offset = 0);
 
   // True if [offset, offset + size) of the region lies in intact chunks,
-  // verifying those no reader has verified yet; otherwise false, with
-  // *error naming the damage. Threads may verify one chunk at once: each
-  // computes the same answer, and a chunk is marked only once it matched.
+  // verifying (and loading) those no reader has verified yet; otherwise
+  // false, with *error naming the damage or the failed read.
   bool Check(uint64_t offset, uint64_t size, Status* error) const {
     if (verified_ == nullptr) return true;
     if (size > 0 && offset < size_ && size <= size_ - offset) {
@@ -38,16 +44,22 @@ class ChunkVerifier {
     *error = Verify(offset, size);
     return error->ok();
   }
-  // Verifies every chunk again, marked or not.
+  // Verifies every chunk again, marked or not (loading those not loaded).
   Status VerifyAll() const;
 
  private:
+  static constexpr uint64_t kLockStripes = 16;
+
+  // Acquire: a chunk's bit is set after its bytes were loaded.
   bool IsVerified(uint64_t chunk) const {
-    return (verified_[chunk >> 6].load(std::memory_order_relaxed) >>
+    return (verified_[chunk >> 6].load(std::memory_order_acquire) >>
             (chunk & 63)) &
            1;
   }
   Status Verify(uint64_t offset, uint64_t size) const;
+  // Loads (if need be), verifies and marks a chunk, unless another thread
+  // has marked it meanwhile.
+  Status VerifyFirstTime(uint64_t chunk) const;
   Status VerifyChunk(uint64_t chunk) const;
 
   ChecksumType type_ = ROCKSDB_NAMESPACE::kNoChecksum;
@@ -55,9 +67,13 @@ class ChunkVerifier {
   uint64_t size_ = 0;
   const char* sums_ = nullptr;
   const char* name_ = "";
-  // One bit per chunk; relaxed is enough: the bytes a bit vouches for were
-  // in place before the reader was shared and never change.
+  PinnedFileMemory* loader_ = nullptr;
+  uint64_t region_offset_ = 0;
+  // One bit per chunk, set once the chunk is loaded and matched.
   std::unique_ptr<std::atomic<uint64_t>[]> verified_;
+  // A chunk is loaded and verified by one thread, holding its stripe's
+  // lock: a load never writes bytes that another thread reads.
+  std::unique_ptr<std::mutex[]> locks_;
 };
 
 }  // namespace rocksdb_cuckoo

@@ -35,8 +35,10 @@ struct CuckooHashTableOptions {
   // Checksum of the file: kXXH3 (default), kCRC32c or kNoChecksum. Small
   // regions are verified when the file is opened; the data, order index and
   // buckets per 64 KiB chunk, the first time a read touches the chunk
-  // (reads with ReadOptions::verify_checksums=false skip the check);
-  // everything by VerifyChecksum().
+  // (reads with ReadOptions::verify_checksums=false skip the check on
+  // mapped files); everything by VerifyChecksum(). With allow_mmap_reads
+  // false, that first touch is also when the chunk is read from the file:
+  // opening a file reads only its small regions.
   ROCKSDB_NAMESPACE::ChecksumType checksum = ROCKSDB_NAMESPACE::kXXH3;
 };
 

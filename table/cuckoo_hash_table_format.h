@@ -310,6 +310,9 @@ struct EntryView {
   }
 };
 
+// The most bytes an entry's header (its two varint32 sizes) can take.
+constexpr uint64_t kMaxEntryHeaderSize = 10;
+
 // Appends the entry header (both varints) to dst.
 void EncodeEntryHeader(uint32_t internal_key_size, uint32_t value_size,
                        std::string* dst);

@@ -15,7 +15,7 @@ namespace rocksdb_cuckoo {
 
 class CuckooHashTableIterator : public ROCKSDB_NAMESPACE::InternalIterator {
  public:
-  // `verify`: ReadOptions::verify_checksums of the iterator.
+  // `verify`: the reader's MustVerify() for the iterator's ReadOptions.
   CuckooHashTableIterator(const CuckooHashTableReader* reader, bool verify)
       : reader_(reader),
         keys_in_file_(reader->keys_as_stored()),

@@ -39,6 +39,9 @@ Status CuckooHashTableReader::Open(
   std::unique_ptr<PinnedFileMemory, void (*)(PinnedFileMemory*)> guard(
       memory, [](PinnedFileMemory* m) { m->Close(); });
 
+  constexpr uint64_t kTail = kLayoutSize + kRocksDBFooterSize;
+  s = memory->Load(file_size - kTail, kTail);
+  if (!s.ok()) return s;
   const char* base = memory->data();
   if (DecodeFixed64(base + file_size - 8) != kCuckooHashTableMagicNumber) {
     return Status::Corruption(
@@ -46,6 +49,19 @@ Status CuckooHashTableReader::Open(
   }
   Layout layout;
   s = layout.DecodeFromFile(Slice(base, file_size));
+  if (!s.ok()) return s;
+  // A chunked layout's bulk regions are loaded as lookups first reach
+  // them: only the padding before the buckets and the small regions after
+  // them are read now. Without chunk checksums, the whole file is.
+  if (layout.chunked()) {
+    const uint64_t order_end = layout.order_offset + layout.order_size();
+    s = memory->Load(order_end, layout.buckets_offset - order_end);
+    if (s.ok()) {
+      s = memory->Load(layout.stash_offset, file_size - layout.stash_offset);
+    }
+  } else {
+    s = memory->Load(0, file_size);
+  }
   if (!s.ok()) return s;
 
   std::unique_ptr<CuckooHashTableReader> r(
@@ -97,6 +113,7 @@ CuckooHashTableReader::CuckooHashTableReader(const TableReaderOptions& options,
       data_(memory->data()),
       statistics_(options.ioptions.stats),
       single_versions_(layout.num_user_keys == layout.num_entries),
+      loads_chunks_(memory->loaded() && layout.chunked()),
       bucket_array_(memory->data() + layout.buckets_offset) {}
 
 CuckooHashTableReader::~CuckooHashTableReader() { memory_->Close(); }
@@ -154,8 +171,9 @@ Status CuckooHashTableReader::SetUpChunkVerifiers() {
                       "checksums of the ") +
           regions[i].name + " region");
     }
-    *verifiers[i] = ChunkVerifier(layout_.checksum, data_ + regions[i].offset,
-                                  regions[i].size, sums, regions[i].name);
+    *verifiers[i] = ChunkVerifier(
+        layout_.checksum, data_ + regions[i].offset, regions[i].size, sums,
+        regions[i].name, loads_chunks_ ? memory_ : nullptr, regions[i].offset);
     sums += sums_size;
   }
   return Status::OK();
@@ -286,18 +304,34 @@ Status CuckooHashTableReader::VerifyChecksum(const ReadOptions& /*options*/,
 inline bool CuckooHashTableReader::ReadEntry(uint64_t offset, EntryView* entry,
                                              bool verify,
                                              Status* damage) const {
-  const bool parsed = layout_.fixed_slots()
-                          ? ParseSlotEntry(data_, layout_, offset, entry)
-                          : ParseEntry(data_, layout_.data_size, offset, entry);
-  if (parsed) {
-    return !verify ||
-           data_chunks_.Check(offset, entry->next_offset - offset, damage);
-  }
-  // Damage in a chunk no lookup has verified yet shows as a mismatch.
-  if (!verify || data_chunks_.Check(offset, 1, damage)) {
+  if (layout_.fixed_slots()) {
+    // The entry's bytes are known before it is parsed.
+    if (verify &&
+        !data_chunks_.Check(offset, layout_.slot_entry_size, damage)) {
+      return false;
+    }
+    if (ParseSlotEntry(data_, layout_, offset, entry)) return true;
     *damage = Status::Corruption("CuckooHashTable: malformed entry");
+    return false;
   }
-  return false;
+  // The header says how long the entry is; the rest is verified (and
+  // loaded) only then.
+  if (verify && offset < layout_.data_size &&
+      !data_chunks_.Check(
+          offset, std::min(kMaxEntryHeaderSize, layout_.data_size - offset),
+          damage)) {
+    return false;
+  }
+  if (!ParseEntry(data_, layout_.data_size, offset, entry)) {
+    *damage = Status::Corruption("CuckooHashTable: malformed entry");
+    return false;
+  }
+  if (!verify) return true;
+  if (!data_chunks_.Check(offset, entry->next_offset - offset, damage)) {
+    return false;
+  }
+  // The trailer may lie in a chunk loaded just now.
+  return !loads_chunks_ || ParseEntry(data_, layout_.data_size, offset, entry);
 }
 
 inline CuckooHashTableReader::Match CuckooHashTableReader::KeyAt(
@@ -422,7 +456,7 @@ Status CuckooHashTableReader::Get(const ReadOptions& read_options,
   PrefetchPreferredEntries(kh);
   EntryView entry;
   Status damage;
-  const bool verify = read_options.verify_checksums;
+  const bool verify = MustVerify(read_options);
   const Probe probe =
       FindUserKey(user_key, kh, Candidate(kh, verify), &entry, verify, &damage);
   if (statistics_ != nullptr) {
@@ -441,7 +475,7 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
                                      const SliceTransform* /*prefix_extractor*/,
                                      bool /*skip_filters*/) {
   if (layout_.num_user_keys == 0) return;
-  const bool verify = read_options.verify_checksums;
+  const bool verify = MustVerify(read_options);
   // Three passes over groups of keys: a whole batch of 32 would have more
   // loads in flight than a core can track, and the excess waits anyway.
   constexpr size_t kGroup = 16;
@@ -493,26 +527,29 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
 
 uint64_t CuckooHashTableReader::Candidate(const KeyHash& kh,
                                           bool verify) const {
-  const Fingerprints& first = FingerprintsAt(kh.bucket1);
-  uint32_t matches = first.SlotsWith(kh.fingerprint);
-  uint64_t bucket = kh.bucket1;
-  if (matches == 0 && first.Full()) {
-    bucket = kh.bucket2;
-    matches = FingerprintsAt(bucket).SlotsWith(kh.fingerprint);
-  }
-  if (matches == 0) return kNoCandidate;
   // A fixed slot's entry is where its index says: a damaged fingerprint can
   // only lead to another intact entry, whose key then differs. A stored
   // offset is trusted only from a verified bucket: damaged, it could lead
   // to an older version of this very key. (On damage the full probe, which
-  // checks the bucket again, reports it.)
-  if (verify && !layout_.fixed_slots()) {
-    const uint64_t stride = layout_.bucket_stride();
-    Status damage;
-    if (!bucket_chunks_.Check(bucket * stride, stride, &damage)) {
+  // checks the bucket again, reports it.) A bucket not loaded yet has no
+  // fingerprints to read at all.
+  const bool check = verify && (!layout_.fixed_slots() || loads_chunks_);
+  const uint64_t stride = layout_.bucket_stride();
+  Status damage;
+  uint64_t bucket = kh.bucket1;
+  if (check && !bucket_chunks_.Check(bucket * stride, stride, &damage)) {
+    return kNoCandidate;
+  }
+  const Fingerprints& first = FingerprintsAt(bucket);
+  uint32_t matches = first.SlotsWith(kh.fingerprint);
+  if (matches == 0 && first.Full()) {
+    bucket = kh.bucket2;
+    if (check && !bucket_chunks_.Check(bucket * stride, stride, &damage)) {
       return kNoCandidate;
     }
+    matches = FingerprintsAt(bucket).SlotsWith(kh.fingerprint);
   }
+  if (matches == 0) return kNoCandidate;
   return EntryOffset(bucket, FirstSlot(matches));
 }
 
@@ -570,7 +607,7 @@ InternalIterator* CuckooHashTableReader::NewIterator(
     const ReadOptions& read_options, const SliceTransform* /*prefix_extractor*/,
     Arena* arena, bool /*skip_filters*/, TableReaderCaller /*caller*/,
     size_t /*compaction_readahead_size*/, bool /*allow_unprepared_value*/) {
-  const bool verify = read_options.verify_checksums;
+  const bool verify = MustVerify(read_options);
   if (arena == nullptr) return new CuckooHashTableIterator(this, verify);
   void* mem = arena->AllocateAligned(sizeof(CuckooHashTableIterator));
   return new (mem) CuckooHashTableIterator(this, verify);
@@ -598,7 +635,7 @@ Status CuckooHashTableReader::ApproximateKeyAnchors(
   EntryView entry;
   for (uint64_t k = 1; k <= count; k++) {
     const uint64_t index = k * n / count;
-    const Status s = EntryAt(index - 1, read_options.verify_checksums, &entry);
+    const Status s = EntryAt(index - 1, MustVerify(read_options), &entry);
     if (!s.ok()) return s;
     anchors.emplace_back(
         entry.user_key,

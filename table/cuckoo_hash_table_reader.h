@@ -64,8 +64,8 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
 
   // For the iterator: entries by their position in internal-key order.
   uint64_t num_entries() const { return layout_.num_entries; }
-  // `verify`: ReadOptions::verify_checksums, whether chunks not verified
-  // yet are verified before use (as BlockBasedTable verifies blocks).
+  // `verify`: MustVerify(), whether chunks not verified yet are verified
+  // (and loaded) before use, as BlockBasedTable verifies blocks.
   ROCKSDB_NAMESPACE::Status EntryAt(uint64_t index, bool verify,
                                     EntryView* entry) const;
   // Sets *index to the position of the first entry whose internal key, as
@@ -193,6 +193,11 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
     return reinterpret_cast<const Bucket*>(bucket_array_ + bucket * kBucketSize)
         ->OffsetAt(slot);
   }
+  // Whether a read passes the chunks it touches through their verifiers:
+  // as asked, or always where that is what loads them.
+  bool MustVerify(const ROCKSDB_NAMESPACE::ReadOptions& read_options) const {
+    return read_options.verify_checksums || loads_chunks_;
+  }
   KeyHash Hash(const Slice& user_key) const {
     return HashUserKey(user_key, layout_.identity_as_first_hash,
                        layout_.num_buckets, layout_.hash_seed);
@@ -205,6 +210,10 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   ROCKSDB_NAMESPACE::Statistics* const statistics_;
   // Every user key has one entry: a lookup never reads past it.
   const bool single_versions_;
+  // Read into memory (not mapped) with a chunked layout: the bulk regions
+  // are loaded chunk by chunk as their verifiers first pass them, so every
+  // read of them goes through a verifier, whatever verify_checksums says.
+  const bool loads_chunks_;
   const char* const bucket_array_;
   // Format 2: chunks of the bulk regions, verified as lookups reach them.
   ChunkVerifier data_chunks_;

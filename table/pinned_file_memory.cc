@@ -1,5 +1,6 @@
 #include "table/pinned_file_memory.h"
 
+#include <sanitizer/asan_interface.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -20,6 +21,13 @@ using ROCKSDB_NAMESPACE::Status;
 
 namespace {
 constexpr size_t kHugePageSize = size_t{2} << 20;
+constexpr uint64_t kWindowSize = kHugePageSize;
+
+Status Truncated(uint64_t offset, uint64_t size) {
+  return Status::Corruption("CuckooHashTable: file truncated: cannot read " +
+                            std::to_string(size) + " bytes at offset " +
+                            std::to_string(offset));
+}
 
 }  // namespace
 
@@ -30,51 +38,86 @@ Status PinnedFileMemory::Open(
   std::unique_ptr<PinnedFileMemory, void (*)(PinnedFileMemory*)> m(
       new PinnedFileMemory(), [](PinnedFileMemory* p) { delete p; });
   m->size_ = file_size;
-  if (!mmap) {
+  if (mmap) {
+    Slice contents;
+    IOStatus s =
+        ReadFileRange(file.get(), read_options, 0, file_size, &contents,
+                      /*scratch=*/nullptr);
+    if (!s.ok()) return std::move(s);
+    if (contents.size() != file_size) return Truncated(0, file_size);
+    m->data_ = contents.data();
+  } else {
     // Aligned so that bucket cache lines in the file are cache lines here.
     // Files of a huge page or more get huge pages where the kernel allows
     // (THP "madvise" or "always"): random lookups into hundreds of MB then
     // miss the TLB far less, and prefetches are not dropped on TLB misses.
     const size_t align = file_size >= kHugePageSize ? kHugePageSize : 64;
-    const size_t rounded =
+    m->buffer_size_ =
         std::max<size_t>(align, (file_size + align - 1) / align * align);
-    m->buffer_ = static_cast<char*>(aligned_alloc(align, rounded));
+    m->buffer_ = static_cast<char*>(aligned_alloc(align, m->buffer_size_));
     if (m->buffer_ == nullptr) {
       return Status::MemoryLimit("CuckooHashTable: cannot allocate " +
                                  std::to_string(file_size) + " bytes");
     }
     if (align == kHugePageSize) {
-      madvise(m->buffer_, rounded, MADV_HUGEPAGE);  // a hint; failure is fine
+      madvise(m->buffer_, m->buffer_size_, MADV_HUGEPAGE);  // a hint
+    }
+    // Under AddressSanitizer, reading a range before it is loaded fails.
+    ASAN_POISON_MEMORY_REGION(m->buffer_, m->buffer_size_);
+    m->data_ = m->buffer_;
+    const uint64_t windows = (file_size + kWindowSize - 1) / kWindowSize;
+    m->window_loaded_.reset(new std::atomic<uint64_t>[windows]);
+    for (uint64_t w = 0; w < windows; w++) {
+      m->window_loaded_[w].store(0, std::memory_order_relaxed);
     }
   }
-  Slice contents;
-  IOStatus s = ReadFilePrefix(file.get(), read_options, file_size, &contents,
-                              m->buffer_);
-  if (!s.ok()) return std::move(s);
-  if (contents.size() != file_size) {
-    return Status::Corruption("CuckooHashTable: file truncated: read " +
-                              std::to_string(contents.size()) + " of " +
-                              std::to_string(file_size) + " bytes");
-  }
-  if (m->buffer_ != nullptr) {
-    if (contents.data() != m->buffer_) {
-      memcpy(m->buffer_, contents.data(), file_size);
-    }
-    // The buffer serves every read while the file is open, so the page
-    // cache's copy would only double the table's memory. A hint: file
-    // systems without a page cache refuse it, and pages not yet written
-    // back stay.
-    file->file()
-        ->InvalidateCache(0, static_cast<size_t>(file_size))
-        .PermitUncheckedError();
-  }
-  m->data_ = m->buffer_ != nullptr ? m->buffer_ : contents.data();
   m->file_ = std::move(file);
   *memory = m.release();
   return Status::OK();
 }
 
-PinnedFileMemory::~PinnedFileMemory() { free(buffer_); }
+Status PinnedFileMemory::Load(uint64_t offset, uint64_t size) {
+  if (buffer_ == nullptr || size == 0) return Status::OK();
+  if (offset > size_ || size > size_ - offset) return Truncated(offset, size);
+  ASAN_UNPOISON_MEMORY_REGION(buffer_ + offset, size);
+  Slice contents;
+  IOStatus s = ReadFileRange(file_.get(), ROCKSDB_NAMESPACE::ReadOptions(),
+                             offset, size, &contents, buffer_ + offset);
+  if (!s.ok()) return std::move(s);
+  if (contents.size() != size) return Truncated(offset, size);
+  if (contents.data() != buffer_ + offset) {
+    memcpy(buffer_ + offset, contents.data(), size);
+  }
+  // The page cache's copy would only double the table's memory. It holds a
+  // file in folios of up to 2 MiB, and dropping part of a folio drops
+  // nothing: drop each aligned window of the file once all of it is loaded.
+  // (Bytes loaded twice, a chunk read again after failing its checksum,
+  // can only drop a window early, which costs a read later.) A hint: file
+  // systems without a page cache refuse it, and pages not yet written back
+  // stay.
+  for (uint64_t w = offset / kWindowSize; w * kWindowSize < offset + size;
+       w++) {
+    const uint64_t window_begin = w * kWindowSize;
+    const uint64_t window_size =
+        std::min(size_, window_begin + kWindowSize) - window_begin;
+    const uint64_t here = std::min(offset + size, window_begin + kWindowSize) -
+                          std::max(offset, window_begin);
+    const uint64_t before =
+        window_loaded_[w].fetch_add(here, std::memory_order_relaxed);
+    if (before < window_size && before + here >= window_size) {
+      file_->file()
+          ->InvalidateCache(static_cast<size_t>(window_begin),
+                            static_cast<size_t>(window_size))
+          .PermitUncheckedError();
+    }
+  }
+  return Status::OK();
+}
+
+PinnedFileMemory::~PinnedFileMemory() {
+  ASAN_UNPOISON_MEMORY_REGION(buffer_, buffer_size_);
+  free(buffer_);
+}
 
 void PinnedFileMemory::PinTo(Cleanable* cleanable) {
   // By CPU, as every striped structure here (util/striped_counters.h): pins

@@ -1,6 +1,7 @@
 // The bytes of an open table file, mapped (allow_mmap_reads) or loaded into
 // an aligned heap buffer, and kept alive while any value that Get() handed
-// out is still pinned by the caller.
+// out is still pinned by the caller. The buffer is filled range by range as
+// the reader asks (Load()): opening a file need not read all of it.
 //
 // Get() pins values instead of copying them, and a PinnableSlice may outlive
 // the table reader (a compaction can evict the file while the application
@@ -32,13 +33,19 @@ namespace rocksdb_cuckoo {
 
 class PinnedFileMemory {
  public:
-  // Brings the whole file into memory: maps it when `mmap` (the file was
-  // opened with allow_mmap_reads), reads it into a buffer otherwise and
-  // then drops the file's pages from the page cache.
+  // Maps the whole file when `mmap` (the file was opened with
+  // allow_mmap_reads); otherwise reserves a buffer for it that holds no
+  // file bytes until Load() reads them.
   static ROCKSDB_NAMESPACE::Status Open(
       std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader>&& file,
       uint64_t file_size, const ROCKSDB_NAMESPACE::ReadOptions& read_options,
       bool mmap, PinnedFileMemory** memory);
+
+  // Reads [offset, offset + size) of the file into the buffer, and drops
+  // the file's pages from the page cache as the buffer comes to hold them.
+  // Nothing to do on a mapped file. Threads may load disjoint ranges at
+  // once; no thread reads a range before its load has returned.
+  ROCKSDB_NAMESPACE::Status Load(uint64_t offset, uint64_t size);
 
   const char* data() const { return data_; }
   uint64_t size() const { return size_; }
@@ -70,7 +77,10 @@ class PinnedFileMemory {
   Stripe stripes_[kStripes];
   std::atomic<int> undrained_stripes_{kStripes};
   std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader> file_;
-  char* buffer_ = nullptr;  // owned, only when loaded
+  char* buffer_ = nullptr;  // owned, only when not mapped
+  size_t buffer_size_ = 0;
+  // Bytes loaded in each 2 MiB window of the file, when not mapped.
+  std::unique_ptr<std::atomic<uint64_t>[]> window_loaded_;
   const char* data_ = nullptr;
   uint64_t size_ = 0;
 };

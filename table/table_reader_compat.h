@@ -116,22 +116,22 @@ inline bool SaveToGetContext(ROCKSDB_NAMESPACE::GetContext* get_context,
 #endif
 }
 
-// Reads [0, n) of the file. 9.x takes the I/O options (priority, I/O
-// activity) from the ReadOptions of the operation that opens the table.
-inline ROCKSDB_NAMESPACE::IOStatus ReadFilePrefix(
+// Reads [offset, offset + n) of the file. 9.x takes the I/O options
+// (priority, I/O activity) from the ReadOptions of the operation that reads.
+inline ROCKSDB_NAMESPACE::IOStatus ReadFileRange(
     ROCKSDB_NAMESPACE::RandomAccessFileReader* file,
-    const ROCKSDB_NAMESPACE::ReadOptions& read_options, uint64_t n,
-    ROCKSDB_NAMESPACE::Slice* result, char* scratch) {
+    const ROCKSDB_NAMESPACE::ReadOptions& read_options, uint64_t offset,
+    uint64_t n, ROCKSDB_NAMESPACE::Slice* result, char* scratch) {
 #if ROCKSDB_MAJOR >= 9
   ROCKSDB_NAMESPACE::IOOptions io_options;
   ROCKSDB_NAMESPACE::IOStatus s =
       file->PrepareIOOptions(read_options, io_options);
   if (!s.ok()) return s;
-  return file->Read(io_options, 0, static_cast<size_t>(n), result, scratch,
+  return file->Read(io_options, offset, static_cast<size_t>(n), result, scratch,
                     nullptr);
 #else
-  return file->Read(ROCKSDB_NAMESPACE::IOOptions(), 0, static_cast<size_t>(n),
-                    result, scratch, nullptr,
+  return file->Read(ROCKSDB_NAMESPACE::IOOptions(), offset,
+                    static_cast<size_t>(n), result, scratch, nullptr,
                     read_options.rate_limiter_priority);
 #endif
 }

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "plugin/rocksdb_cuckoo.h"
+#include "rocksdb/iostats_context.h"
 #include "rocksdb/iterator.h"
 #include "rocksdb/sst_file_reader.h"
 #include "rocksdb/utilities/object_registry.h"
@@ -213,20 +214,77 @@ TEST_P(LazyTableTest, DamagedDataChunkFailsOnlyTheKeysInIt) {
                   .IsCorruption());
 }
 
-TEST_P(LazyTableTest, VerifyChecksumsOffReadsWithoutVerifyingOrMarking) {
+TEST_P(LazyTableTest, VerifyChecksumsOffSkipsTheCheckOnlyOnMappedFiles) {
   ASSERT_OK(OpenDamaged(layout_.data_size / 2));
-  // As BlockBasedTable does, ReadOptions::verify_checksums=false skips the
-  // check: at most the entry whose header was hit fails to parse.
   ReadOptions unchecked;
   unchecked.verify_checksums = false;
   int failed = 0;
   for (int i = 0; i < kKeys; i++) {
-    failed +=
-        !harness_->Get(UserKey(i), kMaxSequenceNumber, unchecked).status.ok();
+    const TableHarness::GetResult r =
+        harness_->Get(UserKey(i), kMaxSequenceNumber, unchecked);
+    if (!r.status.ok()) {
+      EXPECT_TRUE(r.status.IsCorruption()) << r.status.ToString();
+      failed++;
+    } else if (!GetParam()) {
+      EXPECT_EQ(r.value, ValueOf(i)) << UserKey(i);
+    }
   }
-  EXPECT_LE(failed, 1);
-  // Those reads marked no chunk verified: checked reads still fail.
-  EXPECT_GT(GetAll(), 100);
+  if (GetParam()) {
+    // As BlockBasedTable does, ReadOptions::verify_checksums=false skips
+    // the check: at most the entry whose header was hit fails to parse.
+    EXPECT_LE(failed, 1);
+    // Those reads marked no chunk verified: checked reads still fail.
+    EXPECT_GT(GetAll(), 100);
+  } else {
+    // A loaded file verifies each chunk as it reads it from the file, so
+    // unchecked reads meet the damage as checked ones do.
+    EXPECT_GT(failed, 100);
+    EXPECT_EQ(GetAll(), failed);
+  }
+}
+
+TEST_P(LazyTableTest, LoadedFileIsReadChunkByChunkAsLookupsReachIt) {
+  if (GetParam()) GTEST_SKIP() << "a mapped file is read by page faults";
+  const uint64_t file_size = pristine_.size();
+  const uint64_t before_open = get_iostats_context()->bytes_read;
+  ASSERT_OK(harness_->Open());
+  // Opening reads the small regions (and RocksDB's property block) only.
+  const uint64_t at_open = get_iostats_context()->bytes_read - before_open;
+  EXPECT_LT(at_open, file_size / 20);
+  EXPECT_EQ(harness_->Get(UserKey(7)).value, ValueOf(7));
+  const uint64_t one_get =
+      get_iostats_context()->bytes_read - before_open - at_open;
+  EXPECT_GT(one_get, 0u);
+  EXPECT_LE(one_get, 4 * kChecksumChunkSize);
+  // Every key is right, whichever chunk loaded first; the bulk regions are
+  // read once each.
+  EXPECT_EQ(GetAll(), 0);
+  ScanUntilDamage(/*expect_damage=*/false);
+  ASSERT_OK(harness_->reader()->VerifyChecksum(
+      ReadOptions(), TableReaderCaller::kUserVerifyChecksum));
+  const uint64_t total = get_iostats_context()->bytes_read - before_open;
+  EXPECT_GE(total, layout_.data_size + layout_.buckets_size());
+  EXPECT_LT(total, file_size + file_size / 20);
+}
+
+TEST_P(LazyTableTest, LoadedFileFailingToReadFailsTheLookupNotTheOpen) {
+  if (GetParam()) GTEST_SKIP() << "a mapped file is read by page faults";
+  ASSERT_OK(harness_->Open());
+  // The file shrinks under the open reader: chunks not loaded yet cannot
+  // be read, and say so; none is returned as data.
+  ASSERT_TRUE(WriteWholeFile(harness_->path(),
+                             pristine_.substr(0, layout_.data_size / 2)));
+  int failed = 0;
+  for (int i = 0; i < kKeys; i++) {
+    const TableHarness::GetResult r = harness_->Get(UserKey(i));
+    if (r.status.ok()) {
+      EXPECT_EQ(r.value, ValueOf(i)) << UserKey(i);
+    } else {
+      EXPECT_TRUE(r.status.IsCorruption()) << r.status.ToString();
+      failed++;
+    }
+  }
+  EXPECT_GT(failed, kKeys / 4);
 }
 
 TEST_P(LazyTableTest, DamagedBucketChunkFailsOnlyTheKeysHashedToIt) {
