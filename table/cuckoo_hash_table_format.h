@@ -317,11 +317,12 @@ constexpr uint64_t kMaxEntryHeaderSize = 10;
 void EncodeEntryHeader(uint32_t internal_key_size, uint32_t value_size,
                        std::string* dst);
 
-// Parses the entry with varints at `offset` of a region of `size` bytes.
-// Returns false (never reads out of bounds) if it is malformed. Inline: it
-// is on every lookup.
-inline bool ParseEntry(const char* data, uint64_t size, uint64_t offset,
-                       EntryView* entry) {
+// Parses the header of the entry with varints at `offset` of a region of
+// `size` bytes: sets every field of *entry but the trailer, reading no byte
+// past the header. Returns false (never reads out of bounds) if it is
+// malformed. Inline: it is on every lookup.
+inline bool ParseEntryHeader(const char* data, uint64_t size, uint64_t offset,
+                             EntryView* entry) {
   if (offset >= size) return false;
   const char* p = data + offset;
   const char* const limit = data + size;
@@ -335,9 +336,23 @@ inline bool ParseEntry(const char* data, uint64_t size, uint64_t offset,
     return false;
   }
   entry->user_key = Slice(p, key_size - 8);
-  entry->trailer = ROCKSDB_NAMESPACE::DecodeFixed64(p + key_size - 8);
   entry->value = Slice(p + key_size, value_size);
   entry->next_offset = static_cast<uint64_t>(p - data) + key_size + value_size;
+  return true;
+}
+
+// Reads the trailer of an entry whose header ParseEntryHeader() parsed.
+inline void ParseEntryTrailer(EntryView* entry) {
+  entry->trailer = ROCKSDB_NAMESPACE::DecodeFixed64(entry->user_key.data() +
+                                                    entry->user_key.size());
+}
+
+// Parses the entry with varints at `offset` of a region of `size` bytes.
+// Returns false (never reads out of bounds) if it is malformed.
+inline bool ParseEntry(const char* data, uint64_t size, uint64_t offset,
+                       EntryView* entry) {
+  if (!ParseEntryHeader(data, size, offset, entry)) return false;
+  ParseEntryTrailer(entry);
   return true;
 }
 

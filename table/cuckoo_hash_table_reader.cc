@@ -322,16 +322,16 @@ inline bool CuckooHashTableReader::ReadEntry(uint64_t offset, EntryView* entry,
           damage)) {
     return false;
   }
-  if (!ParseEntry(data_, layout_.data_size, offset, entry)) {
+  if (!ParseEntryHeader(data_, layout_.data_size, offset, entry)) {
     *damage = Status::Corruption("CuckooHashTable: malformed entry");
     return false;
   }
-  if (!verify) return true;
-  if (!data_chunks_.Check(offset, entry->next_offset - offset, damage)) {
+  if (verify &&
+      !data_chunks_.Check(offset, entry->next_offset - offset, damage)) {
     return false;
   }
-  // The trailer may lie in a chunk loaded just now.
-  return !loads_chunks_ || ParseEntry(data_, layout_.data_size, offset, entry);
+  ParseEntryTrailer(entry);
+  return true;
 }
 
 inline CuckooHashTableReader::Match CuckooHashTableReader::KeyAt(

@@ -133,12 +133,16 @@ TEST_P(PinnedFileMemoryTest, CloseRacesWithLastUnpin) {
     Cleanable pin;
     for (int round = 0; round < kRounds; round++) {
       PinnedFileMemory* memory;
+      // Waits yield: with more spinning threads than cores (tests run in
+      // parallel), a pure spin would wait out the peer's time slice.
       while ((memory = shared.load()) == nullptr) {
+        std::this_thread::yield();
       }
       shared.store(nullptr);
       memory->PinTo(&pin);  // on this thread's stripe
       phase.store(2 * round + 1);
       while (phase.load() != 2 * round + 2) {
+        std::this_thread::yield();
       }
       for (int spin = round % 7 * 40; spin > 0; spin--) {
         std::atomic_signal_fence(std::memory_order_seq_cst);
@@ -151,6 +155,7 @@ TEST_P(PinnedFileMemoryTest, CloseRacesWithLastUnpin) {
     ASSERT_NE(memory, nullptr);
     shared.store(memory);
     while (phase.load() != 2 * round + 1) {
+      std::this_thread::yield();
     }
     phase.store(2 * round + 2);
     for (int spin = round / 7 % 5 * 40; spin > 0; spin--) {
@@ -159,6 +164,7 @@ TEST_P(PinnedFileMemoryTest, CloseRacesWithLastUnpin) {
     memory->Close();
     // The unpinner may still be about to free it: wait for this round.
     while (destroyed.load() < round + 1) {
+      std::this_thread::yield();
     }
   }
   unpinner.join();
