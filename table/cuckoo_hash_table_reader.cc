@@ -646,7 +646,7 @@ Status CuckooHashTableReader::ApproximateKeyAnchors(
 }
 
 size_t CuckooHashTableReader::ApproximateMemoryUsage() const {
-  return sizeof(*this) + (memory_->loaded() ? memory_->size() : 0);
+  return sizeof(*this) + memory_->loaded_bytes();
 }
 
 }  // namespace rocksdb_cuckoo

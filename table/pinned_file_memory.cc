@@ -88,6 +88,7 @@ Status PinnedFileMemory::Load(uint64_t offset, uint64_t size) {
   if (contents.data() != buffer_ + offset) {
     memcpy(buffer_ + offset, contents.data(), size);
   }
+  loaded_bytes_.fetch_add(size, std::memory_order_relaxed);
   // The page cache's copy would only double the table's memory. It holds a
   // file in folios of up to 2 MiB, and dropping part of a folio drops
   // nothing: drop each aligned window of the file once all of it is loaded.

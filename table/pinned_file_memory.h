@@ -17,6 +17,7 @@
 // touches the object after dropping its reference.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -50,6 +51,10 @@ class PinnedFileMemory {
   const char* data() const { return data_; }
   uint64_t size() const { return size_; }
   bool loaded() const { return buffer_ != nullptr; }
+  // Bytes of the file the buffer holds so far (0 when mapped).
+  uint64_t loaded_bytes() const {
+    return std::min(size_, loaded_bytes_.load(std::memory_order_relaxed));
+  }
   ROCKSDB_NAMESPACE::RandomAccessFileReader* file() const {
     return file_.get();
   }
@@ -79,7 +84,9 @@ class PinnedFileMemory {
   std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader> file_;
   char* buffer_ = nullptr;  // owned, only when not mapped
   size_t buffer_size_ = 0;
-  // Bytes loaded in each 2 MiB window of the file, when not mapped.
+  // Bytes loaded (a chunk read again after failing its checksum counts
+  // twice), in all and in each 2 MiB window of the file.
+  std::atomic<uint64_t> loaded_bytes_{0};
   std::unique_ptr<std::atomic<uint64_t>[]> window_loaded_;
   const char* data_ = nullptr;
   uint64_t size_ = 0;

@@ -251,6 +251,7 @@ TEST_P(LazyTableTest, LoadedFileIsReadChunkByChunkAsLookupsReachIt) {
   // Opening reads the small regions (and RocksDB's property block) only.
   const uint64_t at_open = get_iostats_context()->bytes_read - before_open;
   EXPECT_LT(at_open, file_size / 20);
+  EXPECT_LT(harness_->reader()->ApproximateMemoryUsage(), file_size / 20);
   EXPECT_EQ(harness_->Get(UserKey(7)).value, ValueOf(7));
   const uint64_t one_get =
       get_iostats_context()->bytes_read - before_open - at_open;
@@ -265,6 +266,7 @@ TEST_P(LazyTableTest, LoadedFileIsReadChunkByChunkAsLookupsReachIt) {
   const uint64_t total = get_iostats_context()->bytes_read - before_open;
   EXPECT_GE(total, layout_.data_size + layout_.buckets_size());
   EXPECT_LT(total, file_size + file_size / 20);
+  EXPECT_GE(harness_->reader()->ApproximateMemoryUsage(), file_size);
 }
 
 TEST_P(LazyTableTest, LoadedFileFailingToReadFailsTheLookupNotTheOpen) {
