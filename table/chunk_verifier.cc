@@ -18,6 +18,9 @@ ChunkVerifier::ChunkVerifier(ChecksumType type, const char* region,
       loader_(loader),
       region_offset_(region_offset),
       locks_(new std::mutex[kLockStripes]) {
+  const uint64_t groups =
+      (Layout::NumChunks(size) + kChunksPerLoad - 1) / kChunksPerLoad;
+  loaded_.reset(new bool[groups]());
   const uint64_t words = (Layout::NumChunks(size) + 63) / 64;
   verified_.reset(new std::atomic<uint64_t>[words]);
   for (uint64_t i = 0; i < words; i++) {
@@ -41,13 +44,16 @@ Status ChunkVerifier::Verify(uint64_t offset, uint64_t size) const {
 }
 
 Status ChunkVerifier::VerifyFirstTime(uint64_t chunk) const {
-  std::lock_guard<std::mutex> lock(locks_[chunk % kLockStripes]);
+  const uint64_t group = chunk / kChunksPerLoad;
+  std::lock_guard<std::mutex> lock(locks_[group % kLockStripes]);
   if (IsVerified(chunk)) return Status::OK();
-  if (loader_ != nullptr) {
-    const uint64_t begin = chunk << kChecksumChunkShift;
-    const Status s = loader_->Load(region_offset_ + begin,
-                                   std::min(kChecksumChunkSize, size_ - begin));
+  if (loader_ != nullptr && !loaded_[group]) {
+    const uint64_t begin = (group * kChunksPerLoad) << kChecksumChunkShift;
+    const Status s = loader_->Load(
+        region_offset_ + begin,
+        std::min(kChunksPerLoad << kChecksumChunkShift, size_ - begin));
     if (!s.ok()) return s;
+    loaded_[group] = true;
   }
   Status s = VerifyChunk(chunk);
   if (!s.ok()) return s;

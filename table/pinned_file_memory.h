@@ -84,8 +84,8 @@ class PinnedFileMemory {
   std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader> file_;
   char* buffer_ = nullptr;  // owned, only when not mapped
   size_t buffer_size_ = 0;
-  // Bytes loaded (a chunk read again after failing its checksum counts
-  // twice), in all and in each 2 MiB window of the file.
+  // Bytes loaded (a range loaded twice counts twice), in all and in each
+  // 2 MiB window of the file.
   std::atomic<uint64_t> loaded_bytes_{0};
   std::unique_ptr<std::atomic<uint64_t>[]> window_loaded_;
   const char* data_ = nullptr;
