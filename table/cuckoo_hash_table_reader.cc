@@ -55,11 +55,13 @@ Status CuckooHashTableReader::Open(
   // them are read now. Without chunk checksums, the whole file is.
   if (layout.chunked()) {
     const uint64_t order_end = layout.order_offset + layout.order_size();
+    memory->UseHugePages(layout.stash_offset, order_end, layout.buckets_offset);
     s = memory->Load(order_end, layout.buckets_offset - order_end);
     if (s.ok()) {
       s = memory->Load(layout.stash_offset, file_size - layout.stash_offset);
     }
   } else {
+    memory->UseHugePages(file_size - kTail, 0, 0);
     s = memory->Load(0, file_size);
   }
   if (!s.ok()) return s;

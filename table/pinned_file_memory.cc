@@ -47,10 +47,8 @@ Status PinnedFileMemory::Open(
     if (contents.size() != file_size) return Truncated(0, file_size);
     m->data_ = contents.data();
   } else {
-    // Aligned so that bucket cache lines in the file are cache lines here.
-    // Files of a huge page or more get huge pages where the kernel allows
-    // (THP "madvise" or "always"): random lookups into hundreds of MB then
-    // miss the TLB far less, and prefetches are not dropped on TLB misses.
+    // Aligned so that bucket cache lines in the file are cache lines here,
+    // and huge pages (see UseHugePages) are whole windows of the file.
     const size_t align = file_size >= kHugePageSize ? kHugePageSize : 64;
     m->buffer_size_ =
         std::max<size_t>(align, (file_size + align - 1) / align * align);
@@ -59,12 +57,6 @@ Status PinnedFileMemory::Open(
       return Status::MemoryLimit("CuckooHashTable: cannot allocate " +
                                  std::to_string(file_size) + " bytes");
     }
-    // Not the huge page that holds the file's last byte: the reader loads
-    // the file's tail when it opens it, and the first touch of a huge page
-    // can wait milliseconds for the kernel to compact memory (measured: a
-    // DB open 2.2x slower), which opening a DB should not.
-    const size_t huge = (file_size - 1) / kHugePageSize * kHugePageSize;
-    if (huge > 0) madvise(m->buffer_, huge, MADV_HUGEPAGE);  // a hint
     // Under AddressSanitizer, reading a range before it is loaded fails.
     ASAN_POISON_MEMORY_REGION(m->buffer_, m->buffer_size_);
     m->data_ = m->buffer_;
@@ -77,6 +69,23 @@ Status PinnedFileMemory::Open(
   m->file_ = std::move(file);
   *memory = m.release();
   return Status::OK();
+}
+
+void PinnedFileMemory::UseHugePages(uint64_t end, uint64_t hole_begin,
+                                    uint64_t hole_end) {
+  if (buffer_ == nullptr || size_ < kHugePageSize) return;
+  const uint64_t windows = std::min(end, size_) / kWindowSize;
+  uint64_t run = 0;  // first window of the run not advised yet
+  for (uint64_t w = 0; w <= windows; w++) {
+    const bool in_hole = hole_begin < hole_end && w * kWindowSize < hole_end &&
+                         hole_begin < (w + 1) * kWindowSize;
+    if (w < windows && !in_hole) continue;
+    if (w > run) {
+      madvise(buffer_ + run * kWindowSize, (w - run) * kWindowSize,
+              MADV_HUGEPAGE);  // a hint; failure is fine
+    }
+    run = w + 1;
+  }
 }
 
 Status PinnedFileMemory::Load(uint64_t offset, uint64_t size) {
