@@ -52,17 +52,19 @@ Status CuckooHashTableReader::Open(
   if (!s.ok()) return s;
   // A chunked layout's bulk regions are loaded as lookups first reach
   // them: only the padding before the buckets and the small regions after
-  // them are read now. Without chunk checksums, the whole file is.
+  // them are read now. Without chunk checksums, the whole file is. (The
+  // layout and footer are loaded already.)
   if (layout.chunked()) {
     const uint64_t order_end = layout.order_offset + layout.order_size();
     memory->UseHugePages(layout.stash_offset, order_end, layout.buckets_offset);
     s = memory->Load(order_end, layout.buckets_offset - order_end);
     if (s.ok()) {
-      s = memory->Load(layout.stash_offset, file_size - layout.stash_offset);
+      s = memory->Load(layout.stash_offset,
+                       file_size - kTail - layout.stash_offset);
     }
   } else {
     memory->UseHugePages(file_size - kTail, 0, 0);
-    s = memory->Load(0, file_size);
+    s = memory->Load(0, file_size - kTail);
   }
   if (!s.ok()) return s;
 

@@ -104,9 +104,7 @@ Status PinnedFileMemory::Load(uint64_t offset, uint64_t size) {
   // The page cache's copy would only double the table's memory. It holds a
   // file in folios of up to 2 MiB, and dropping part of a folio drops
   // nothing: drop each aligned window of the file once all of it is loaded.
-  // (Bytes loaded twice, as the reader loads the layout before the rest of
-  // the tail, can only drop a window early, which costs a read later.) A
-  // hint: file systems without a page cache refuse it, and pages not yet
+  // A hint: file systems without a page cache refuse it, and pages not yet
   // written back stay.
   for (uint64_t w = offset / kWindowSize; w * kWindowSize < offset + size;
        w++) {

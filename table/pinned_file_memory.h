@@ -17,7 +17,6 @@
 // touches the object after dropping its reference.
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -54,8 +53,9 @@ class PinnedFileMemory {
 
   // Reads [offset, offset + size) of the file into the buffer, and drops
   // the file's pages from the page cache as the buffer comes to hold them.
-  // Nothing to do on a mapped file. Threads may load disjoint ranges at
-  // once; no thread reads a range before its load has returned.
+  // Nothing to do on a mapped file. Each byte is loaded once (a failed load
+  // may be tried again); threads may load disjoint ranges at once, and no
+  // thread reads a range before its load has returned.
   ROCKSDB_NAMESPACE::Status Load(uint64_t offset, uint64_t size);
 
   const char* data() const { return data_; }
@@ -63,7 +63,7 @@ class PinnedFileMemory {
   bool loaded() const { return buffer_ != nullptr; }
   // Bytes of the file the buffer holds so far (0 when mapped).
   uint64_t loaded_bytes() const {
-    return std::min(size_, loaded_bytes_.load(std::memory_order_relaxed));
+    return loaded_bytes_.load(std::memory_order_relaxed);
   }
   ROCKSDB_NAMESPACE::RandomAccessFileReader* file() const {
     return file_.get();
@@ -94,8 +94,7 @@ class PinnedFileMemory {
   std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader> file_;
   char* buffer_ = nullptr;  // owned, only when not mapped
   size_t buffer_size_ = 0;
-  // Bytes loaded (a range loaded twice counts twice), in all and in each
-  // 2 MiB window of the file.
+  // Bytes loaded, in all and in each 2 MiB window of the file.
   std::atomic<uint64_t> loaded_bytes_{0};
   std::unique_ptr<std::atomic<uint64_t>[]> window_loaded_;
   const char* data_ = nullptr;
