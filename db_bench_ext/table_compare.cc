@@ -719,8 +719,8 @@ int main(int argc, char** argv) {
           "  read   %d/%d  %-16s open %.1f ms, Get first %.2f / %.2f / "
           "absent %.2f Mops/s, MultiGet %.2f, scan %.2f Mkeys/s\n",
           rep + 1, FLAGS_reps, f.label.c_str(), out["open_ms"].back(),
-          out["get_first"].back(), out["get_present"].back(), out["get_absent"].back(),
-          out["multiget"].back(), out["scan"].back());
+          out["get_first"].back(), out["get_present"].back(),
+          out["get_absent"].back(), out["multiget"].back(), out["scan"].back());
       std::fflush(stdout);
     }
   }

@@ -18,9 +18,11 @@ ChunkVerifier::ChunkVerifier(ChecksumType type, const char* region,
       loader_(loader),
       region_offset_(region_offset),
       locks_(new std::mutex[kLockStripes]) {
-  const uint64_t groups =
-      (Layout::NumChunks(size) + kChunksPerLoad - 1) / kChunksPerLoad;
-  loaded_.reset(new bool[groups]());
+  if (loader != nullptr) {
+    const uint64_t groups =
+        (Layout::NumChunks(size) + kChunksPerLoad - 1) / kChunksPerLoad;
+    loaded_.reset(new bool[groups]());
+  }
   const uint64_t words = (Layout::NumChunks(size) + 63) / 64;
   verified_.reset(new std::atomic<uint64_t>[words]);
   for (uint64_t i = 0; i < words; i++) {

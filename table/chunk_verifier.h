@@ -76,10 +76,10 @@ class ChunkVerifier {
   uint64_t region_offset_ = 0;
   // One bit per chunk, set once the chunk is loaded and matched.
   std::unique_ptr<std::atomic<uint64_t>[]> verified_;
-  // Whether each group of kChunksPerLoad chunks is loaded; guarded by the
-  // group's lock. A group is loaded, and its chunks verified, by one thread
-  // at a time, holding its stripe's lock: a load never writes bytes that
-  // another thread reads.
+  // With a loader: whether each group of kChunksPerLoad chunks is loaded;
+  // guarded by the group's lock. A group is loaded, and its chunks verified, by
+  // one thread at a time, holding its stripe's lock: a load never writes bytes
+  // that another thread reads.
   std::unique_ptr<bool[]> loaded_;
   std::unique_ptr<std::mutex[]> locks_;
 };
