@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """The striped_hash memtable against RocksDB's skip list, through the stock
 db_bench (Debian's rocksdb-tools 7.8.3) with build/librocksdb_cuckoo.so
-preloaded: `--memtablerep=striped_hash` vs `--memtablerep=skip_list`, every
-other flag equal.
+preloaded, or with --build at an in-tree build folder (e.g.
+build-intree-9.10.0) through that RocksDB release's own db_bench:
+`--memtablerep=striped_hash` vs `--memtablerep=skip_list`, every other flag
+equal.
 
 Workloads, all on a memtable that is never flushed while measured:
   get      fillseq of --num keys into a large write buffer, then readrandom
@@ -42,6 +44,8 @@ import statistics
 import subprocess
 import sys
 
+from db_bench_compare import intree_rocksdb
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPS = ("skip_list", "striped_hash")
 OPS_RE = re.compile(r"^(\w+)\s*:\s*([\d.]+) micros/op (\d+) ops/sec")
@@ -51,8 +55,12 @@ STAT_RE = re.compile(r"^(rocksdb\.[\w-]+): (\d+)$", re.M)
 def parse_args():
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--db_bench", default=shutil.which("db_bench") or "/usr/bin/db_bench")
-    p.add_argument("--lib", default=os.path.join(REPO, "build", "librocksdb_cuckoo.so"))
+    p.add_argument("--build", default=os.path.join(REPO, "build"),
+                   help="build folder: an in-tree one (e.g. build-intree-9.10.0) "
+                   "drives that RocksDB release's own db_bench, preloading nothing")
+    p.add_argument("--db_bench", help="default: the in-tree build's, else the stock one")
+    p.add_argument("--lib", help="library to preload (default: the build's "
+                   "librocksdb_cuckoo.so; none for an in-tree build)")
     p.add_argument("--db_dir", default="/dev/shm/memtable_compare"
                    if os.path.isdir("/dev/shm") else "/tmp/memtable_compare")
     p.add_argument("--repeats", type=int, default=3)
@@ -73,7 +81,19 @@ def parse_args():
     p.add_argument("--extra", default="", help="more db_bench flags for every run")
     p.add_argument("--out", default="", help="also write the report and raw runs "
                    "(JSON) to OUT.txt / OUT.json")
-    return p.parse_args()
+    args = p.parse_args()
+    intree = intree_rocksdb(args.build)
+    if intree:
+        if args.lib:
+            p.error("--lib: the in-tree db_bench has the plugin compiled in")
+        args.db_bench = args.db_bench or os.path.join(intree, "db_bench")
+    else:
+        args.db_bench = args.db_bench or shutil.which("db_bench") or \
+            "/usr/bin/db_bench"
+        args.lib = args.lib or os.path.join(args.build, "librocksdb_cuckoo.so")
+        if not os.path.exists(args.lib):
+            p.error(f"{args.lib} not found: build the project first (or pass --lib)")
+    return args
 
 
 def run_db_bench(args, rep, benchmarks, flags):
@@ -89,7 +109,9 @@ def run_db_bench(args, rep, benchmarks, flags):
            "--compression_type=none", "--disable_auto_compactions=1",
            "--max_write_buffer_number=2", "--seed=42", "--histogram=0",
            "--statistics=0"] + flags + args.extra.split()
-    env = dict(os.environ, LD_PRELOAD=args.lib, ROCKSDB_CUCKOO_MEMTABLE_STATS="1")
+    env = dict(os.environ, ROCKSDB_CUCKOO_MEMTABLE_STATS="1")
+    if args.lib:
+        env["LD_PRELOAD"] = args.lib
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         sys.exit(f"db_bench failed ({proc.returncode}): {' '.join(cmd)}\n"
@@ -202,8 +224,6 @@ def workload_runs(args):
 
 def main():
     args = parse_args()
-    if not os.path.exists(args.lib):
-        sys.exit(f"{args.lib} not found: build the project first (or pass --lib)")
     os.makedirs(args.db_dir, exist_ok=True)
     runs = workload_runs(args)
     samples = {name: {rep: [] for rep in REPS} for name, *_ in runs}
@@ -220,7 +240,8 @@ def main():
                   ", ".join(f"{rep} {samples[name][rep][-1]:.6g} {unit}"
                             for rep in REPS), file=sys.stderr, flush=True)
 
-    lines = [f"memtable_compare: {args.db_bench} with LD_PRELOAD={args.lib}; "
+    plugin = f"LD_PRELOAD={args.lib}" if args.lib else "the plugin compiled in"
+    lines = [f"memtable_compare: {args.db_bench} with {plugin}; "
              f"median of {args.repeats} runs [min, max]; keys {args.key_size} B, "
              f"values {args.value_size} B",
              f"{'workload':<70} {'skip_list':>26} {'striped_hash':>26} {'ratio':>7}"]

@@ -72,6 +72,15 @@ Status ChunkVerifier::VerifyAll() const {
   return Status::OK();
 }
 
+bool ChunkVerifier::VerifyRemaining(const std::atomic<bool>& stop) const {
+  if (verified_ == nullptr) return true;
+  for (uint64_t chunk = 0; chunk < Layout::NumChunks(size_); chunk++) {
+    if (stop.load(std::memory_order_relaxed)) return false;
+    if (!IsVerified(chunk)) VerifyFirstTime(chunk).PermitUncheckedError();
+  }
+  return true;
+}
+
 Status ChunkVerifier::VerifyChunk(uint64_t chunk) const {
   const uint64_t begin = chunk << kChecksumChunkShift;
   const uint64_t size = std::min(kChecksumChunkSize, size_ - begin);

@@ -47,6 +47,11 @@ class ChunkVerifier {
   }
   // Verifies every chunk again, marked or not (loading those not loaded).
   Status VerifyAll() const;
+  // Loads and verifies, in file order, the chunks no reader has verified
+  // yet, until `stop` reads true; returns false if it stopped early. A chunk
+  // that is damaged or cannot be read is left unmarked, for the reads that
+  // reach it to report.
+  bool VerifyRemaining(const std::atomic<bool>& stop) const;
 
  private:
   static constexpr uint64_t kLockStripes = 16;

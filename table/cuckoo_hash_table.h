@@ -40,6 +40,12 @@ struct CuckooHashTableOptions {
   // false, that first touch is also when the chunk is read from the file:
   // opening a file reads only its small regions.
   ROCKSDB_NAMESPACE::ChecksumType checksum = ROCKSDB_NAMESPACE::kXXH3;
+  // With allow_mmap_reads false: once lookups (Get, MultiGet) reach a file,
+  // a background thread (one per process) reads the rest of it, in file
+  // order, so that later lookups do not stop to read chunks. Off: chunks
+  // are read only when a read reaches them, and files never looked up in
+  // are never read whole.
+  bool load_in_background = true;
 };
 
 // The TableFactory id users type in options strings.

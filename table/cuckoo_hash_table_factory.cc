@@ -37,6 +37,9 @@ const std::unordered_map<std::string, OptionTypeInfo> kOptionTypeInfo = {
     {"max_search_depth",
      CheckedOption<uint32_t>(offsetof(CuckooHashTableOptions, max_search_depth),
                              OptionType::kUInt32T, CheckMaxSearchDepth)},
+    {"load_in_background",
+     {offsetof(CuckooHashTableOptions, load_in_background),
+      OptionType::kBoolean}},
     {"checksum",
      Checked<ChecksumType>(
          OptionTypeInfo::Enum<ChecksumType>(
@@ -64,7 +67,8 @@ Status CuckooHashTableFactory::NewTableReader(
     std::unique_ptr<TableReader>* table,
     bool /*prefetch_index_and_filter_in_cache*/) const {
   return CuckooHashTableReader::Open(read_options, reader_options,
-                                     std::move(file), file_size, table);
+                                     std::move(file), file_size,
+                                     options_.load_in_background, table);
 }
 
 TableBuilder* CuckooHashTableFactory::NewTableBuilder(
@@ -77,10 +81,11 @@ std::string CuckooHashTableFactory::GetPrintableOptions() const {
   char buf[256];
   snprintf(buf, sizeof(buf),
            "  hash_table_ratio: %g\n  identity_as_first_hash: %d\n"
-           "  max_search_depth: %u\n  slot_ordered: %d\n  checksum: %s\n",
+           "  max_search_depth: %u\n  slot_ordered: %d\n  checksum: %s\n"
+           "  load_in_background: %d\n",
            options_.hash_table_ratio, options_.identity_as_first_hash,
            options_.max_search_depth, options_.slot_ordered,
-           ChecksumName(options_.checksum));
+           ChecksumName(options_.checksum), options_.load_in_background);
   return buf;
 }
 

@@ -24,7 +24,7 @@ using namespace ROCKSDB_NAMESPACE;
 Status CuckooHashTableReader::Open(
     const ReadOptions& read_options, const TableReaderOptions& options,
     std::unique_ptr<RandomAccessFileReader>&& file, uint64_t file_size,
-    std::unique_ptr<TableReader>* reader) {
+    bool load_in_background, std::unique_ptr<TableReader>* reader) {
   Status s = CheckComparator(options.ioptions.user_comparator);
   if (!s.ok()) return s;
   if (file_size < kLayoutSize + kRocksDBFooterSize) {
@@ -104,6 +104,14 @@ Status CuckooHashTableReader::Open(
   r->properties_ = std::move(properties);
   s = r->LoadRangeTombstones();
   if (!s.ok()) return s;
+  if (load_in_background && r->loads_chunks_) {
+    r->background_load_.reset(new BackgroundLoader::Job);
+    const CuckooHashTableReader* loading = r.get();
+    r->background_load_->load = [loading](const std::atomic<bool>& stop) {
+      loading->LoadRemaining(stop);
+    };
+    r->background_load_pending_.store(true, std::memory_order_relaxed);
+  }
   *reader = std::move(r);
   return Status::OK();
 }
@@ -120,7 +128,20 @@ CuckooHashTableReader::CuckooHashTableReader(const TableReaderOptions& options,
       loads_chunks_(memory->loaded() && layout.chunked()),
       bucket_array_(memory->data() + layout.buckets_offset) {}
 
-CuckooHashTableReader::~CuckooHashTableReader() { memory_->Close(); }
+CuckooHashTableReader::~CuckooHashTableReader() {
+  // The loader reads the verifiers and the memory: stop it first.
+  if (background_load_ != nullptr) {
+    BackgroundLoader::Instance().Remove(background_load_.get());
+  }
+  memory_->Close();
+}
+
+void CuckooHashTableReader::LoadRemaining(const std::atomic<bool>& stop) const {
+  for (const ChunkVerifier* chunks :
+       {&bucket_chunks_, &data_chunks_, &order_chunks_}) {
+    if (!chunks->VerifyRemaining(stop)) return;
+  }
+}
 
 namespace {
 
@@ -452,6 +473,7 @@ Status CuckooHashTableReader::Get(const ReadOptions& read_options,
                                   const SliceTransform* /*prefix_extractor*/,
                                   bool /*skip_filters*/) {
   if (layout_.num_user_keys == 0) return Status::OK();
+  LoadInBackgroundOnFirstLookup();
   const Slice user_key = ExtractUserKey(key);
   const KeyHash kh = Hash(user_key);
   // About one key in five lives in its second bucket: loading both lines at
@@ -479,6 +501,7 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
                                      const SliceTransform* /*prefix_extractor*/,
                                      bool /*skip_filters*/) {
   if (layout_.num_user_keys == 0) return;
+  LoadInBackgroundOnFirstLookup();
   const bool verify = MustVerify(read_options);
   // Three passes over groups of keys: a whole batch of 32 would have more
   // loads in flight than a core can track, and the excess waits anyway.

@@ -13,6 +13,7 @@
 
 #include "db/dbformat.h"
 #include "db/range_tombstone_fragmenter.h"
+#include "table/background_loader.h"
 #include "table/chunk_verifier.h"
 #include "table/cuckoo_hash_table_format.h"
 #include "table/pinned_file_memory.h"
@@ -26,7 +27,7 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
       const ROCKSDB_NAMESPACE::ReadOptions& read_options,
       const ROCKSDB_NAMESPACE::TableReaderOptions& options,
       std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader>&& file,
-      uint64_t file_size,
+      uint64_t file_size, bool load_in_background,
       std::unique_ptr<ROCKSDB_NAMESPACE::TableReader>* reader);
   ~CuckooHashTableReader() override;
 
@@ -98,6 +99,18 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
  private:
   CuckooHashTableReader(const ROCKSDB_NAMESPACE::TableReaderOptions& options,
                         PinnedFileMemory* memory, const Layout& layout);
+  // Hands the file to the background loader on the first lookup (see
+  // CuckooHashTableOptions::load_in_background): a file only compacted is
+  // read by its iterator, in order, and needs no help.
+  void LoadInBackgroundOnFirstLookup() {
+    if (background_load_pending_.load(std::memory_order_relaxed) &&
+        background_load_pending_.exchange(false)) {
+      BackgroundLoader::Instance().Add(background_load_.get());
+    }
+  }
+  // The background loader's work: the bulk regions' chunks no lookup has
+  // loaded yet, buckets first (every lookup reads them), then entries.
+  void LoadRemaining(const std::atomic<bool>& stop) const;
   // Checks the chunk checksums of a chunked layout and sets up their
   // verifiers.
   ROCKSDB_NAMESPACE::Status SetUpChunkVerifiers();
@@ -219,6 +232,10 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   ChunkVerifier data_chunks_;
   ChunkVerifier order_chunks_;
   ChunkVerifier bucket_chunks_;
+  // With load_in_background on a loaded file: the job and whether it is
+  // still to be queued.
+  std::unique_ptr<BackgroundLoader::Job> background_load_;
+  std::atomic<bool> background_load_pending_{false};
   std::shared_ptr<const ROCKSDB_NAMESPACE::TableProperties> properties_;
   ROCKSDB_NAMESPACE::SequenceNumber global_seqno_ =
       ROCKSDB_NAMESPACE::kDisableGlobalSequenceNumber;

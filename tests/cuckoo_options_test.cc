@@ -37,7 +37,7 @@ TEST_F(CuckooOptionsTest, CreatesByIdWithTypedOptions) {
   std::shared_ptr<TableFactory> factory;
   ASSERT_OK(Create(
       "id=CuckooHashTable;hash_table_ratio=0.5;identity_as_first_hash=true;"
-      "max_search_depth=64;checksum=kCRC32c",
+      "max_search_depth=64;checksum=kCRC32c;load_in_background=false",
       &factory));
   ASSERT_NE(factory, nullptr);
   EXPECT_STREQ(factory->Name(), "CuckooHashTable");
@@ -47,6 +47,7 @@ TEST_F(CuckooOptionsTest, CreatesByIdWithTypedOptions) {
   EXPECT_TRUE(options->identity_as_first_hash);
   EXPECT_EQ(options->max_search_depth, 64u);
   EXPECT_EQ(options->checksum, kCRC32c);
+  EXPECT_FALSE(options->load_in_background);
 }
 
 // An in-tree build has registered everything at startup already, and a

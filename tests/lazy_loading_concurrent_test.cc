@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "table/cuckoo_hash_table.h"
@@ -40,15 +41,20 @@ std::string UserKey(int i) {
 }
 std::string ValueOf(int i) { return std::string(50 + i % 30, 'a' + i % 26); }
 
-class LazyLoadingTest : public ::testing::TestWithParam<bool> {
+// Parameters: identity_as_first_hash, load_in_background (the loader's
+// thread then loads chunks while the lookups do).
+class LazyLoadingTest
+    : public ::testing::TestWithParam<std::tuple<bool, bool>> {
  protected:
   void SetUp() override {
     CuckooHashTableOptions options;
-    options.identity_as_first_hash = GetParam();
+    options.identity_as_first_hash = std::get<0>(GetParam());
+    options.load_in_background = std::get<1>(GetParam());
+    static int counter = 0;
     harness_ = std::make_unique<TableHarness>(
         NewCuckooHashTableFactory(options),
         ::testing::TempDir() + "/lazy_loading_" + std::to_string(getpid()) +
-            "_" + std::to_string(GetParam()) + ".sst",
+            "_" + std::to_string(counter++) + ".sst",
         /*mmap=*/false);
     std::vector<std::pair<std::string, std::string>> entries;
     for (int i = 0; i < kKeys; i++) {
@@ -109,10 +115,13 @@ TEST_P(LazyLoadingTest, ThreadsLoadingTheSameChunksAllReadTheFile) {
   EXPECT_EQ(wrong.load(), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Hashes, LazyLoadingTest, ::testing::Bool(),
-                         [](const ::testing::TestParamInfo<bool>& info) {
-                           return info.param ? "Identity" : "Hashed";
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Hashes, LazyLoadingTest,
+    ::testing::Combine(::testing::Bool(), ::testing::Bool()),
+    [](const ::testing::TestParamInfo<std::tuple<bool, bool>>& info) {
+      return std::string(std::get<0>(info.param) ? "Identity" : "Hashed") +
+             (std::get<1>(info.param) ? "WithLoader" : "LookupsOnly");
+    });
 
 }  // namespace
 }  // namespace rocksdb_cuckoo

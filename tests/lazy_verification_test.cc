@@ -131,8 +131,11 @@ class LazyTableTest : public ::testing::TestWithParam<bool> {
 
   void SetUp() override {
     static int counter = 0;
+    // Chunks load only as reads reach them, which these tests watch.
+    CuckooHashTableOptions options;
+    options.load_in_background = false;
     harness_ = std::make_unique<TableHarness>(
-        NewCuckooHashTableFactory(),
+        NewCuckooHashTableFactory(options),
         ::testing::TempDir() + "/cuckoo_lazy_test_" + std::to_string(getpid()) +
             "_" + std::to_string(counter++) + ".sst",
         GetParam());
