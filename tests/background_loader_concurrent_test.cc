@@ -19,6 +19,7 @@
 #include "table/background_loader.h"
 #include "table/cuckoo_hash_table.h"
 #include "tests/db_test_helpers.h"
+#include "tests/numbered_table.h"
 #include "tests/status_assertions.h"
 #include "tests/table_harness.h"
 
@@ -26,7 +27,10 @@ namespace rocksdb_cuckoo {
 namespace {
 
 using namespace ROCKSDB_NAMESPACE;
-using testing::InternalKeyOf;
+using testing::CountCorruptLookups;
+using testing::NumberedEntries;
+using testing::NumberedUserKey;
+using testing::NumberedValue;
 using testing::ReadWholeFile;
 using testing::TableHarness;
 using testing::WriteWholeFile;
@@ -91,15 +95,6 @@ class BackgroundLoadingTest : public ::testing::Test {
  protected:
   static constexpr int kKeys = 40000;
 
-  static std::string UserKey(int i) {
-    char key[16];
-    snprintf(key, sizeof(key), "key%08d", i);
-    return key;
-  }
-  static std::string ValueOf(int i) {
-    return std::string(60 + i % 40, static_cast<char>('a' + i % 26));
-  }
-
   void Build(bool load_in_background) {
     static int counter = 0;
     CuckooHashTableOptions options;
@@ -109,12 +104,7 @@ class BackgroundLoadingTest : public ::testing::Test {
         ::testing::TempDir() + "/cuckoo_background_" +
             std::to_string(getpid()) + "_" + std::to_string(counter++) + ".sst",
         /*mmap=*/false);
-    std::vector<std::pair<std::string, std::string>> entries;
-    for (int i = 0; i < kKeys; i++) {
-      entries.emplace_back(InternalKeyOf(UserKey(i), 1, kTypeValue),
-                           ValueOf(i));
-    }
-    ASSERT_OK(harness_->Build(entries));
+    ASSERT_OK(harness_->Build(NumberedEntries(kKeys)));
     file_size_ = ReadWholeFile(harness_->path()).size();
   }
   void TearDown() override {
@@ -122,21 +112,7 @@ class BackgroundLoadingTest : public ::testing::Test {
   }
 
   uint64_t Loaded() { return harness_->reader()->ApproximateMemoryUsage(); }
-  // Every key reads back right or as Corruption; returns how many were
-  // Corruption.
-  int GetAll() {
-    int corrupt = 0;
-    for (int i = 0; i < kKeys; i++) {
-      const TableHarness::GetResult r = harness_->Get(UserKey(i));
-      if (r.status.IsCorruption()) {
-        corrupt++;
-      } else {
-        EXPECT_OK(r.status);
-        EXPECT_EQ(r.value, ValueOf(i)) << UserKey(i);
-      }
-    }
-    return corrupt;
-  }
+  int GetAll() { return CountCorruptLookups(harness_.get(), kKeys); }
 
   std::unique_ptr<TableHarness> harness_;
   uint64_t file_size_ = 0;
@@ -149,7 +125,7 @@ TEST_F(BackgroundLoadingTest, FirstLookupHasTheRestOfTheFileLoaded) {
   // lookup comes (a file that is only compacted is read by its iterator).
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   EXPECT_LT(Loaded(), file_size_ / 20);
-  EXPECT_EQ(harness_->Get(UserKey(7)).value, ValueOf(7));
+  EXPECT_EQ(harness_->Get(NumberedUserKey(7)).value, NumberedValue(7));
   ASSERT_TRUE(WaitFor([&] { return Loaded() >= file_size_; }))
       << Loaded() << " of " << file_size_ << " bytes loaded";
   // Everything is in memory: lookups read nothing from the file.
@@ -161,7 +137,7 @@ TEST_F(BackgroundLoadingTest, FirstLookupHasTheRestOfTheFileLoaded) {
 TEST_F(BackgroundLoadingTest, WithoutItLookupsLoadOnlyWhatTheyReach) {
   Build(/*load_in_background=*/false);
   ASSERT_OK(harness_->Open());
-  EXPECT_EQ(harness_->Get(UserKey(7)).value, ValueOf(7));
+  EXPECT_EQ(harness_->Get(NumberedUserKey(7)).value, NumberedValue(7));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_LT(Loaded(), file_size_ / 2);
 }
@@ -170,7 +146,8 @@ TEST_F(BackgroundLoadingTest, ClosingATableWhileItLoadsIsSafe) {
   Build(/*load_in_background=*/true);
   for (int round = 0; round < 20; round++) {
     ASSERT_OK(harness_->Open());
-    EXPECT_EQ(harness_->Get(UserKey(round)).value, ValueOf(round));
+    EXPECT_EQ(harness_->Get(NumberedUserKey(round)).value,
+              NumberedValue(round));
     // Some rounds close at once, others after part of the file loaded.
     std::this_thread::sleep_for(std::chrono::microseconds(round * 500));
   }
@@ -188,7 +165,7 @@ TEST_F(BackgroundLoadingTest, DamageTheLoaderMeetsFailsTheLookupsThatReachIt) {
   damaged[300000] ^= 0x10;
   ASSERT_TRUE(WriteWholeFile(harness_->path(), damaged));
   ASSERT_OK(harness_->Open());
-  const TableHarness::GetResult first = harness_->Get(UserKey(0));
+  const TableHarness::GetResult first = harness_->Get(NumberedUserKey(0));
   ASSERT_TRUE(first.status.ok() || first.status.IsCorruption());
   ASSERT_TRUE(WaitFor([&] { return Loaded() >= file_size_; }));
   // The loader read the damaged chunk but did not pass it: the keys in it

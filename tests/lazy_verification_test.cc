@@ -23,6 +23,7 @@
 #include "table/cuckoo_hash_table_format.h"
 #include "table/internal_iterator.h"
 #include "tests/db_test_helpers.h"
+#include "tests/numbered_table.h"
 #include "tests/status_assertions.h"
 #include "tests/table_harness.h"
 #include "util/checksum.h"
@@ -31,7 +32,11 @@
 namespace rocksdb_cuckoo {
 namespace {
 
+using testing::CountCorruptLookups;
 using testing::InternalKeyOf;
+using testing::NumberedEntries;
+using testing::NumberedUserKey;
+using testing::NumberedValue;
 using testing::ReadWholeFile;
 using testing::TableHarness;
 using testing::WriteWholeFile;
@@ -120,15 +125,6 @@ class LazyTableTest : public ::testing::TestWithParam<bool> {
  protected:
   static constexpr int kKeys = 40000;
 
-  static std::string UserKey(int i) {
-    char key[16];
-    snprintf(key, sizeof(key), "key%08d", i);
-    return key;
-  }
-  static std::string ValueOf(int i) {
-    return std::string(60 + i % 40, static_cast<char>('a' + i % 26));
-  }
-
   void SetUp() override {
     static int counter = 0;
     // Chunks load only as reads reach them, which these tests watch.
@@ -139,12 +135,7 @@ class LazyTableTest : public ::testing::TestWithParam<bool> {
         ::testing::TempDir() + "/cuckoo_lazy_test_" + std::to_string(getpid()) +
             "_" + std::to_string(counter++) + ".sst",
         GetParam());
-    std::vector<std::pair<std::string, std::string>> entries;
-    for (int i = 0; i < kKeys; i++) {
-      entries.emplace_back(InternalKeyOf(UserKey(i), 1, kTypeValue),
-                           ValueOf(i));
-    }
-    ASSERT_OK(harness_->Build(entries));
+    ASSERT_OK(harness_->Build(NumberedEntries(kKeys)));
     pristine_ = ReadWholeFile(harness_->path());
     layout_ = LayoutOf(pristine_);
     ASSERT_EQ(layout_.format_version, kFormatVersion);
@@ -164,20 +155,7 @@ class LazyTableTest : public ::testing::TestWithParam<bool> {
 
   // Every key reads back either right or as Corruption; returns how many
   // were Corruption.
-  int GetAll() {
-    int corrupt = 0;
-    for (int i = 0; i < kKeys; i++) {
-      const TableHarness::GetResult r = harness_->Get(UserKey(i));
-      if (r.status.IsCorruption()) {
-        corrupt++;
-        continue;
-      }
-      EXPECT_OK(r.status);
-      EXPECT_EQ(r.state, GetContext::kFound) << UserKey(i);
-      EXPECT_EQ(r.value, ValueOf(i)) << UserKey(i);
-    }
-    return corrupt;
-  }
+  int GetAll() { return CountCorruptLookups(harness_.get(), kKeys); }
 
   // Forward scan: entries are right until a Corruption stops it.
   void ScanUntilDamage(bool expect_damage) {
@@ -186,8 +164,8 @@ class LazyTableTest : public ::testing::TestWithParam<bool> {
                                         TableReaderCaller::kUserIterator));
     int n = 0;
     for (it->SeekToFirst(); it->Valid(); it->Next(), n++) {
-      ASSERT_EQ(ExtractUserKey(it->key()).ToString(), UserKey(n));
-      ASSERT_EQ(it->value().ToString(), ValueOf(n));
+      ASSERT_EQ(ExtractUserKey(it->key()).ToString(), NumberedUserKey(n));
+      ASSERT_EQ(it->value().ToString(), NumberedValue(n));
     }
     if (expect_damage) {
       EXPECT_TRUE(it->status().IsCorruption()) << it->status().ToString();
@@ -224,12 +202,12 @@ TEST_P(LazyTableTest, VerifyChecksumsOffSkipsTheCheckOnlyOnMappedFiles) {
   int failed = 0;
   for (int i = 0; i < kKeys; i++) {
     const TableHarness::GetResult r =
-        harness_->Get(UserKey(i), kMaxSequenceNumber, unchecked);
+        harness_->Get(NumberedUserKey(i), kMaxSequenceNumber, unchecked);
     if (!r.status.ok()) {
       EXPECT_TRUE(r.status.IsCorruption()) << r.status.ToString();
       failed++;
     } else if (!GetParam()) {
-      EXPECT_EQ(r.value, ValueOf(i)) << UserKey(i);
+      EXPECT_EQ(r.value, NumberedValue(i)) << NumberedUserKey(i);
     }
   }
   if (GetParam()) {
@@ -255,7 +233,7 @@ TEST_P(LazyTableTest, LoadedFileIsReadChunkByChunkAsLookupsReachIt) {
   const uint64_t at_open = get_iostats_context()->bytes_read - before_open;
   EXPECT_LT(at_open, file_size / 20);
   EXPECT_LT(harness_->reader()->ApproximateMemoryUsage(), file_size / 20);
-  EXPECT_EQ(harness_->Get(UserKey(7)).value, ValueOf(7));
+  EXPECT_EQ(harness_->Get(NumberedUserKey(7)).value, NumberedValue(7));
   const uint64_t one_get =
       get_iostats_context()->bytes_read - before_open - at_open;
   // The chunks around its bucket and its entry, not the file.
@@ -282,9 +260,9 @@ TEST_P(LazyTableTest, LoadedFileFailingToReadFailsTheLookupNotTheOpen) {
                              pristine_.substr(0, layout_.data_size / 2)));
   int failed = 0;
   for (int i = 0; i < kKeys; i++) {
-    const TableHarness::GetResult r = harness_->Get(UserKey(i));
+    const TableHarness::GetResult r = harness_->Get(NumberedUserKey(i));
     if (r.status.ok()) {
-      EXPECT_EQ(r.value, ValueOf(i)) << UserKey(i);
+      EXPECT_EQ(r.value, NumberedValue(i)) << NumberedUserKey(i);
     } else {
       EXPECT_TRUE(r.status.IsCorruption()) << r.status.ToString();
       failed++;
@@ -315,13 +293,14 @@ TEST_P(LazyTableTest, DamagedOrderIndexChunkStopsSeeksThatReachIt) {
   std::unique_ptr<InternalIterator> it(
       harness_->reader()->NewIterator(ReadOptions(), nullptr, nullptr, false,
                                       TableReaderCaller::kUserIterator));
-  it->Seek(InternalKeyOf(UserKey(kKeys - 1), kMaxSequenceNumber, kTypeValue));
+  it->Seek(InternalKeyOf(NumberedUserKey(kKeys - 1), kMaxSequenceNumber,
+                         kTypeValue));
   EXPECT_FALSE(it->Valid());
   EXPECT_TRUE(it->status().IsCorruption()) << it->status().ToString();
-  it->Seek(InternalKeyOf(UserKey(0), kMaxSequenceNumber, kTypeValue));
+  it->Seek(InternalKeyOf(NumberedUserKey(0), kMaxSequenceNumber, kTypeValue));
   ASSERT_TRUE(it->Valid()) << it->status().ToString();
   EXPECT_OK(it->status());
-  EXPECT_EQ(it->value().ToString(), ValueOf(0));
+  EXPECT_EQ(it->value().ToString(), NumberedValue(0));
 }
 
 TEST_P(LazyTableTest, DamagedChunkChecksumsFailTheOpen) {
