@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <system_error>
 #include <thread>
 
 namespace rocksdb_cuckoo {
@@ -14,11 +15,17 @@ BackgroundLoader& BackgroundLoader::Instance() {
 
 void BackgroundLoader::Add(Job* job) {
   std::lock_guard<std::mutex> lock(mu_);
-  queue_.push_back(job);
   if (!started_) {
+    // Add runs inside a lookup, which must not throw: if the system has no
+    // thread to give, the job is dropped and lookups load what they reach.
+    try {
+      std::thread(&BackgroundLoader::Main, this).detach();
+    } catch (const std::system_error&) {
+      return;
+    }
     started_ = true;
-    std::thread(&BackgroundLoader::Main, this).detach();
   }
+  queue_.push_back(job);
   work_.notify_one();
 }
 

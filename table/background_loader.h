@@ -29,7 +29,8 @@ class BackgroundLoader {
   // destruction).
   static BackgroundLoader& Instance();
 
-  // Queues `job`, which must stay alive until Remove(job) returns.
+  // Queues `job` (or drops it, if no thread can be started); it must stay
+  // alive until Remove(job) returns.
   void Add(Job* job);
   // Takes `job` out of the queue, or, if it is running, stops it and waits
   // for it to return; from then on the loader does not touch it.
