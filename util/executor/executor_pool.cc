@@ -204,7 +204,7 @@ void ExecutorPool::FileInbox() {
       filing_.push_back(task);
       ExecutorTask* next = task->ready_next;
       __builtin_prefetch(&task->run);
-      __builtin_prefetch(&task->queue_next, 1);
+      __builtin_prefetch(&task->queued_word, 1);
       // Release: Enqueue relinks the task only after seeing this, so our
       // reads and writes of the link come first.
       task->in_ready_inbox.store(false, std::memory_order_release);

@@ -170,11 +170,9 @@ struct ExecutorTask {
   const void* client = nullptr;
 
   // Place in the pool's FairReadyQueue, guarded by the pool's mutex: the
-  // word the task was queued under (stale once the task's word moves on)
-  // and the link of its client's FIFO.
+  // word the task was queued under (stale once the task's word moves on).
   bool in_ready_queue = false;
   uint64_t queued_word = 0;
-  ExecutorTask* queue_next = nullptr;
 
   void Ref() { refs.fetch_add(1, std::memory_order_relaxed); }
   // The last reference hands the task to TaskRecycler.

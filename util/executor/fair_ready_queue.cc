@@ -42,16 +42,11 @@ bool FairReadyQueue::Push(ExecutorTask* task, uint64_t word) {
   task->queued_word = word;
   if (task->in_ready_queue) return false;
   task->in_ready_queue = true;
-  task->queue_next = nullptr;
   Client* client = Find(task->client);
   const int p = static_cast<int>(task->priority);
   Fifo& fifo = client->fifo[p];
-  if (fifo.tail == nullptr) {
-    fifo.head = fifo.tail = task;
-    Wait(client, p);
-  } else {
-    fifo.tail = fifo.tail->queue_next = task;
-  }
+  if (fifo.empty()) Wait(client, p);
+  fifo.push_back(task);
   ++client->queued;
   ++size_;
   return true;
@@ -88,13 +83,17 @@ bool FairReadyQueue::PopFrom(int max_running, ExecutorTask** task,
     }
     if (best == nullptr) continue;
     Fifo& fifo = best->fifo[p];
-    ExecutorTask* head = fifo.head;
-    fifo.head = head->queue_next;
-    if (fifo.head == nullptr) {
-      fifo.tail = nullptr;
+    ExecutorTask* head = fifo.front();
+    fifo.pop_front();
+    if (fifo.empty()) {
       Unwait(best, p);
+    } else if (fifo.size() >= kPrefetchAhead) {
+      // Every line of it that starting and running it touch.
+      ExecutorTask* ahead = fifo[kPrefetchAhead - 1];
+      __builtin_prefetch(ahead, 1);
+      __builtin_prefetch(&ahead->run, 1);
+      __builtin_prefetch(&ahead->queued_word, 1);
     }
-    head->queue_next = nullptr;
     head->in_ready_queue = false;
     *task = head;
     *word = head->queued_word;

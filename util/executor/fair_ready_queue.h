@@ -5,14 +5,20 @@
 //      longest ago, so that one client flooding the pool cannot make the
 //      others wait behind its backlog;
 //   3. first in, first out within a client.
-// Not thread-safe: the owning pool's mutex guards it. Tasks are linked
-// through their own fields (no allocation per task), and a task is in the
-// queue at most once. Choosing costs O(clients with ready tasks), a handful
-// in practice (the DBs sharing an Env).
+// Not thread-safe: the owning pool's mutex guards it. A task is in the queue
+// at most once. Choosing costs O(clients with ready tasks), a handful in
+// practice (the DBs sharing an Env).
+//
+// Each client's tasks are kept as an array of pointers rather than linked
+// through the tasks: a backlog of tasks is cold in cache, and a linked list
+// costs one dependent miss per task taken, while an array lets Pop prefetch
+// the tasks that come next, so their misses overlap.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -44,10 +50,12 @@ class FairReadyQueue {
   size_t size() const { return size_; }
 
  private:
-  struct Fifo {
-    ExecutorTask* head = nullptr;
-    ExecutorTask* tail = nullptr;
-  };
+  // Oldest first. A deque grows and shrinks in blocks of pointers, so a
+  // burst's memory is returned as it drains.
+  using Fifo = std::deque<ExecutorTask*>;
+  // Tasks Pop fetches ahead of the one it takes: as many as a worker's batch
+  // touches next.
+  static constexpr size_t kPrefetchAhead = 8;
   struct Client {
     const void* key = nullptr;
     int running = 0;
@@ -78,23 +86,16 @@ template <typename Remove>
 void FairReadyQueue::RemoveIf(Remove remove) {
   for (const auto& client : clients_) {
     for (int p = 0; p < kNumTaskPriorities; ++p) {
-      Fifo kept;
-      for (ExecutorTask* task = client->fifo[p].head; task != nullptr;) {
-        ExecutorTask* next = task->queue_next;
-        task->queue_next = nullptr;
-        if (remove(task)) {
-          task->in_ready_queue = false;
-          --client->queued;
-          --size_;
-        } else if (kept.tail == nullptr) {
-          kept.head = kept.tail = task;
-        } else {
-          kept.tail = kept.tail->queue_next = task;
-        }
-        task = next;
-      }
-      client->fifo[p] = kept;
-      if (kept.head == nullptr && client->slot[p] >= 0) Unwait(client.get(), p);
+      Fifo& fifo = client->fifo[p];
+      const auto removed = [&](ExecutorTask* task) {
+        if (!remove(task)) return false;
+        task->in_ready_queue = false;
+        --client->queued;
+        --size_;
+        return true;
+      };
+      fifo.erase(std::remove_if(fifo.begin(), fifo.end(), removed), fifo.end());
+      if (fifo.empty() && client->slot[p] >= 0) Unwait(client.get(), p);
     }
   }
 }

@@ -9,27 +9,28 @@ namespace {
 
 // Full batches of freed tasks (chains linked through free_next), most
 // recently freed last. A thread takes the newest, whose lines are the
-// likeliest to be cached still. Up to kMaxPooledBatches are kept; beyond
-// them (after a burst of tasks) the oldest go back to malloc, so the tasks
-// in use keep circulating rather than the burst's cold ones.
+// likeliest to be cached still. Up to kMaxPooledBatches are kept; a batch
+// that finds the pool full (a burst of tasks is draining) goes back to malloc
+// at once, on the thread that freed it: its tasks ran just now, so walking
+// and freeing them hits the cache, where freeing an old batch instead would
+// miss on every task of it (measured: that walk was a tenth of a worker's
+// time while a backlog drained).
 class BatchPool {
  public:
   static constexpr size_t kMaxPooledBatches = 512;
 
   void Put(ExecutorTask* batch) {
-    ExecutorTask* oldest = nullptr;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      batches_.push_back(batch);
-      if (batches_.size() > kMaxPooledBatches) {
-        oldest = batches_.front();
-        batches_.pop_front();
+      if (batches_.size() < kMaxPooledBatches) {
+        batches_.push_back(batch);
+        return;
       }
     }
-    while (oldest != nullptr) {
-      ExecutorTask* next = oldest->free_next;
-      delete oldest;
-      oldest = next;
+    while (batch != nullptr) {
+      ExecutorTask* next = batch->free_next;
+      delete batch;
+      batch = next;
     }
   }
 
