@@ -37,7 +37,7 @@ ExecutorPool::ExecutorPool(std::string thread_name, AfterRun after_run)
 
 ExecutorPool::~ExecutorPool() {
   // Tasks that arrived after Shutdown's workers left.
-  std::unique_lock<std::mutex> lock(mu_);
+  Lock lock(mu_);
   DrainHere(&lock);
 }
 
@@ -88,7 +88,7 @@ void ExecutorPool::WakeIfIdle(bool first_of_burst) {
 void ExecutorPool::HelpStarved() {
   Worker* wake = nullptr;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<Mutex> lock(mu_);
     if (shutdown_) return;
     FileInbox();
     wake = PopIdleForReadyTasks();
@@ -132,7 +132,7 @@ bool ExecutorPool::StartStarved(Started* started) {
 
 void ExecutorPool::HelperMain(Worker* helper) {
   pthread_setname_np(pthread_self(), thread_name_.substr(0, 15).c_str());
-  std::unique_lock<std::mutex> lock(mu_);
+  Lock lock(mu_);
   while (!shutdown_) {
     FileInbox();
     if (Worker* idle = PopIdleForReadyTasks()) {
@@ -163,7 +163,7 @@ void ExecutorPool::HelperMain(Worker* helper) {
 void ExecutorPool::WakeOne() {
   Worker* worker = nullptr;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<Mutex> lock(mu_);
     if (static_cast<int>(idle_.size()) > reserved_) worker = PopIdle();
   }
   // A popped worker cannot exit before this wakes it, so it is still there.
@@ -179,7 +179,7 @@ ExecutorPool::Worker* ExecutorPool::PopIdle() {
   return worker;
 }
 
-void ExecutorPool::WakeIdle(int count, std::unique_lock<std::mutex>* lock) {
+void ExecutorPool::WakeIdle(int count, Lock* lock) {
   std::vector<Worker*> woken;
   while (count-- > 0 && !idle_.empty()) woken.push_back(PopIdle());
   lock->unlock();
@@ -296,7 +296,7 @@ void ExecutorPool::FinishBatch(const Started* batch, int n) {
 void ExecutorPool::WorkerMain(Worker* worker) {
   pthread_setname_np(pthread_self(), thread_name_.substr(0, 15).c_str());
   Started batch[kMaxBatch];
-  std::unique_lock<std::mutex> lock(mu_);
+  Lock lock(mu_);
   for (;;) {
     if (live_ > target_) break;  // surplus after a shrink: retire
     FileInbox();
@@ -349,7 +349,7 @@ void ExecutorPool::WorkerMain(Worker* worker) {
   worker->exited = true;
 }
 
-bool ExecutorPool::SpinForWork(std::unique_lock<std::mutex>* lock) {
+bool ExecutorPool::SpinForWork(Lock* lock) {
   if (spinning_.exchange(true, std::memory_order_seq_cst)) return false;
   lock->unlock();
   static const uint64_t spin_ticks = static_cast<uint64_t>(
@@ -389,7 +389,7 @@ void ExecutorPool::JoinExited() {
   }
 }
 
-void ExecutorPool::DrainHere(std::unique_lock<std::mutex>* lock) {
+void ExecutorPool::DrainHere(Lock* lock) {
   Worker self;
   Started batch[kMaxBatch];
   for (;;) {
@@ -410,7 +410,7 @@ void ExecutorPool::CancelTagged(const void* tag,
                                 std::vector<ExecutorTask*>* out) {
   Worker* wake = nullptr;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<Mutex> lock(mu_);
     FileInbox();
     ready_.RemoveIf([&](ExecutorTask* task) {
       if (task->tag != tag) return false;
@@ -428,7 +428,7 @@ void ExecutorPool::CancelTagged(const void* tag,
 }
 
 void ExecutorPool::SetThreads(int count, bool allow_reduce) {
-  std::unique_lock<std::mutex> lock(mu_);
+  Lock lock(mu_);
   if (shutdown_) return;
   count = std::max(count, 0);
   if (count > target_ || (allow_reduce && count < target_)) target_ = count;
@@ -440,12 +440,12 @@ void ExecutorPool::SetThreads(int count, bool allow_reduce) {
 }
 
 int ExecutorPool::threads() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<Mutex> lock(mu_);
   return target_;
 }
 
 int ExecutorPool::ReserveThreads(int count) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<Mutex> lock(mu_);
   const int available = std::max(0, Capacity() - running_);
   const int reserved = std::min(std::max(count, 0), available);
   reserved_ += reserved;
@@ -454,7 +454,7 @@ int ExecutorPool::ReserveThreads(int count) {
 }
 
 int ExecutorPool::ReleaseThreads(int count) {
-  std::unique_lock<std::mutex> lock(mu_);
+  Lock lock(mu_);
   const int released = std::min(std::max(count, 0), reserved_);
   reserved_ -= released;
   reserved_count_.store(reserved_, std::memory_order_relaxed);
@@ -467,7 +467,7 @@ void ExecutorPool::LowerIOPriority() {
 }
 
 void ExecutorPool::LowerCPUPriority(CpuPriority priority) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<Mutex> lock(mu_);
   // Only ever lowered, as RocksDB's own pools do.
   const int wanted = static_cast<int>(priority);
   if (wanted < cpu_priority_.load(std::memory_order_relaxed)) {
@@ -487,7 +487,7 @@ unsigned ExecutorPool::QueueLength() const {
 
 PoolStats ExecutorPool::Stats() const {
   PoolStats stats;
-  std::lock_guard<std::mutex> lock(mu_);
+  std::lock_guard<Mutex> lock(mu_);
   stats.threads = target_;
   stats.live_threads = live_;
   stats.running = running_;
@@ -505,7 +505,7 @@ PoolStats ExecutorPool::Stats() const {
 }
 
 void ExecutorPool::Shutdown() {
-  std::unique_lock<std::mutex> lock(mu_);
+  Lock lock(mu_);
   shutdown_ = true;
   reserved_ = 0;  // every worker helps drain
   reserved_count_.store(0, std::memory_order_relaxed);

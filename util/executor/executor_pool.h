@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "rocksdb/env.h"
+#include "util/executor/adaptive_mutex.h"
 #include "util/executor/executor_task.h"
 #include "util/executor/fair_ready_queue.h"
 #include "util/executor/latency_histogram.h"
@@ -123,6 +124,8 @@ class ExecutorPool {
         ROCKSDB_NAMESPACE::CpuPriority::kNormal;
   };
   using Inbox = ShardedMpscStack<ExecutorTask, &ExecutorTask::ready_next>;
+  using Mutex = AdaptiveMutex;
+  using Lock = std::unique_lock<Mutex>;
 
   void WorkerMain(Worker* worker);
   // Each of these requires mu_.
@@ -141,7 +144,7 @@ class ExecutorPool {
   // to sleep. So after filing they take the idle worker to wake (Unpark it
   // once mu_ is released) if a ready task could start; nullptr if none.
   Worker* PopIdleForReadyTasks();
-  void WakeIdle(int count, std::unique_lock<std::mutex>* lock);
+  void WakeIdle(int count, Lock* lock);
   void StartWorker();
   void JoinExited();
   // A task taken from the queue and marked running.
@@ -164,7 +167,7 @@ class ExecutorPool {
   void RunBatch(Worker* worker, const Started* batch, int n);
   void FinishBatch(const Started* batch, int n);
   // Runs every queued task on the calling thread (no workers left).
-  void DrainHere(std::unique_lock<std::mutex>* lock);
+  void DrainHere(Lock* lock);
   void WakeOne();
   // After a push; `first_of_burst`: the push found its inbox shard empty.
   void WakeIfIdle(bool first_of_burst);
@@ -173,7 +176,7 @@ class ExecutorPool {
   // takes tens of microseconds (far more on a virtual machine), so a task
   // that follows the last one closely starts at once instead. One worker
   // per pool spins at a time, which bounds the CPU it costs.
-  bool SpinForWork(std::unique_lock<std::mutex>* lock);
+  bool SpinForWork(Lock* lock);
   static constexpr uint64_t kSpinNanos = 50000;
   // Wakes (or starts) the helper if a starved client has a task and every
   // worker is busy.
@@ -208,7 +211,7 @@ class ExecutorPool {
   std::atomic<int> cpu_priority_{
       static_cast<int>(ROCKSDB_NAMESPACE::CpuPriority::kNormal)};
 
-  alignas(64) mutable std::mutex mu_;
+  alignas(64) mutable Mutex mu_;
   FairReadyQueue ready_;
   std::vector<ExecutorTask*> filing_;  // FileInbox's scratch list
   std::vector<std::unique_ptr<Worker>> workers_;
