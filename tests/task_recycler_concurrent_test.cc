@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -79,7 +81,8 @@ TEST(TaskRecyclerTest, AReusedTaskComesBackAsNew) {
   int captured = 0;
   for (ExecutorTask* t : tasks) {
     t->run = [&captured] { ++captured; };
-    t->on_cancel = [&captured] { ++captured; };
+    t->on_cancel =
+        std::make_unique<std::function<void()>>([&captured] { ++captured; });
     t->tag = &captured;
     t->client = &captured;
     t->pool = 3;
