@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <condition_variable>
-#include <functional>
-#include <memory>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -81,8 +79,7 @@ TEST(TaskRecyclerTest, AReusedTaskComesBackAsNew) {
   int captured = 0;
   for (ExecutorTask* t : tasks) {
     t->run = [&captured] { ++captured; };
-    t->on_cancel =
-        std::make_unique<std::function<void()>>([&captured] { ++captured; });
+    t->on_cancel = [&captured] { ++captured; };
     t->tag = &captured;
     t->client = &captured;
     t->pool = 3;

@@ -196,15 +196,15 @@ void ExecutorPool::FileInbox() {
   // Each shard of the inbox is newest first. One walk collects it (each
   // link is a cache miss that the next depends on, as the task was written
   // on another core) and the collected run is turned around, oldest first.
-  // The walk also fetches the line that filing needs besides the first.
+  // The walk also fetches the lines that filing and running will need.
   filing_.clear();
   inbox_.TakeAll([this](ExecutorTask* task) {
     const size_t oldest = filing_.size();
     while (task != nullptr) {
       filing_.push_back(task);
       ExecutorTask* next = task->ready_next;
-      // Its second line: filing reads the client there.
-      __builtin_prefetch(&task->client);
+      __builtin_prefetch(&task->run);
+      __builtin_prefetch(&task->queued_word, 1);
       // Release: Enqueue relinks the task only after seeing this, so our
       // reads and writes of the link come first.
       task->in_ready_inbox.store(false, std::memory_order_release);

@@ -91,7 +91,8 @@ bool FairReadyQueue::PopFrom(int max_running, ExecutorTask** task,
       // Every line of it that starting and running it touch.
       ExecutorTask* ahead = fifo[kPrefetchAhead - 1];
       __builtin_prefetch(ahead, 1);
-      __builtin_prefetch(&ahead->run);
+      __builtin_prefetch(&ahead->run, 1);
+      __builtin_prefetch(&ahead->queued_word, 1);
     }
     head->in_ready_queue = false;
     *task = head;

@@ -33,10 +33,7 @@ ExecutorTask* TaskExecutor::NewTask(int pool, std::function<void()> run,
                                     TaskOptions options, bool posted) {
   ExecutorTask* task = TaskRecycler::Acquire();
   task->run = std::move(run);
-  if (options.on_cancel) {
-    task->on_cancel =
-        std::make_unique<std::function<void()>>(std::move(options.on_cancel));
-  }
+  task->on_cancel = std::move(options.on_cancel);
   task->tag = options.tag;
   task->client = options.client;
   task->pool = pool;
@@ -83,7 +80,7 @@ void TaskExecutor::Post(int pool, std::function<void()> run,
 
 void TaskExecutor::RunOnCancel(ExecutorTask* task) {
   pools_[task->pool]->NoteCancelled();
-  if (task->on_cancel) (*task->on_cancel)();
+  if (task->on_cancel) task->on_cancel();
 }
 
 bool TaskExecutor::Cancel(const TaskHandle& handle) {

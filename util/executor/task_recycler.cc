@@ -133,7 +133,7 @@ void TaskRecycler::Release(ExecutorTask* task) {
     return;
   }
   task->run = nullptr;
-  task->on_cancel.reset();
+  task->on_cancel = nullptr;
   task->free_next = local.batch;
   local.batch = task;
   if (++local.batch_size == kBatch) ShareBatch();
