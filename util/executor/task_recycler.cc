@@ -1,7 +1,7 @@
 #include "util/executor/task_recycler.h"
 
-#include <deque>
 #include <mutex>
+#include <vector>
 
 namespace rocksdb_cuckoo {
 
@@ -44,7 +44,7 @@ class BatchPool {
 
  private:
   std::mutex mu_;
-  std::deque<ExecutorTask*> batches_;
+  std::vector<ExecutorTask*> batches_;
 };
 
 // Never destroyed: threads may free tasks during static destruction.
