@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -885,6 +886,51 @@ TEST(TaskExecutorTest, QueueLengthAndStatistics) {
   EXPECT_EQ(stats.cancelled, 1u);
   EXPECT_EQ(stats.queue_length, 0u);
   EXPECT_NE(executor.StatsString().find("pool: threads=1"), std::string::npos);
+}
+
+// More workers than CPUs, tasks known to be short: a worker leaving tasks
+// behind wakes no other while the CPUs are taken, so what a burst needs
+// must still reach a worker. Each burst's first task waits for its last;
+// with the process on one CPU, the last can only run on a second worker.
+TEST(TaskExecutorTest, ShortTaskBurstsRunWithMoreWorkersThanCpus) {
+  cpu_set_t all;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(all), &all), 0);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &all)) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  }
+  ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+  {
+    TaskExecutor executor({"bursts"});  // its pool sees one CPU
+    executor.SetThreads(kPool, 8);
+    Counter ran;
+    // Teaches the pool that tasks are short.
+    for (int i = 0; i < 400; ++i) executor.Post(kPool, [&ran] { ran.Add(); });
+    ran.WaitFor(400);
+    constexpr int kBursts = 300;
+    constexpr int kBurst = 8;
+    for (int b = 0; b < kBursts; ++b) {
+      Gate last_ran;
+      executor.Post(kPool, [&] {
+        last_ran.Wait();
+        ran.Add();
+      });
+      for (int i = 1; i < kBurst - 1; ++i) {
+        executor.Post(kPool, [&ran] { ran.Add(); });
+      }
+      executor.Post(kPool, [&] {
+        ran.Add();
+        last_ran.Open();
+      });
+      ran.WaitFor(400 + (b + 1) * kBurst);
+    }
+    EXPECT_EQ(ran.value(), 400 + kBursts * kBurst);
+  }
+  ASSERT_EQ(sched_setaffinity(0, sizeof(all), &all), 0);
 }
 
 // A worker with nothing to do sleeps in the kernel: its state in

@@ -2,6 +2,7 @@
 
 #include <emmintrin.h>
 #include <pthread.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -13,6 +14,16 @@
 namespace rocksdb_cuckoo {
 
 using ROCKSDB_NAMESPACE::CpuPriority;
+
+namespace {
+
+int AllowedCpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  return std::max(1, CPU_COUNT(&set));
+}
+
+}  // namespace
 
 std::string PoolStats::ToString() const {
   char head[192];
@@ -31,6 +42,7 @@ std::string PoolStats::ToString() const {
 ExecutorPool::ExecutorPool(std::string thread_name, AfterRun after_run)
     : thread_name_(std::move(thread_name)),
       after_run_(std::move(after_run)),
+      cpus_(AllowedCpus()),
       counters_(kNumCounters, StripeMode::kCore) {
   CycleClock::NanosPerTick();  // calibrate now, not in a worker's first task
 }
@@ -234,6 +246,14 @@ int ExecutorPool::BatchLimit() const {
       std::min<size_t>(kMaxBatch, std::max<size_t>(1, share)));
 }
 
+bool ExecutorPool::AnotherWorkerHelps() const {
+  if (avg_run_nanos_.load(std::memory_order_relaxed) >= kShortTaskNanos) {
+    return true;
+  }
+  const int awake = live_ - static_cast<int>(idle_.size());
+  return awake < cpus_;
+}
+
 int ExecutorPool::StartBatch(Started* batch, int limit) {
   int n = 0;
   ExecutorTask* task = nullptr;
@@ -305,7 +325,8 @@ void ExecutorPool::WorkerMain(Worker* worker) {
       ++running_;
       // More left than this batch: a sleeping worker may start on it now.
       Worker* another = !ready_.empty() && MayStartTask() &&
-                                static_cast<int>(idle_.size()) > reserved_
+                                static_cast<int>(idle_.size()) > reserved_ &&
+                                AnotherWorkerHelps()
                             ? PopIdle()
                             : nullptr;
       lock.unlock();
