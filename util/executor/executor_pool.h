@@ -166,7 +166,7 @@ class ExecutorPool {
   // ones are waited for by a CPU, not a thread: while as many workers are
   // awake as the process has CPUs, one more would only take CPU time from
   // the workers holding the tasks (with 8 workers on 2 CPUs, bursts of 8
-  // short tasks had a p99 start latency 1.5-2x the default pool's).
+  // short tasks had a p99 start latency 1.5-2.8x the default pool's).
   bool AnotherWorkerHelps() const;
   // Takes up to `limit` tasks that are still ready and marks them running.
   int StartBatch(Started* batch, int limit);
