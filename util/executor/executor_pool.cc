@@ -89,8 +89,7 @@ void ExecutorPool::WakeIfIdle(bool first_of_burst) {
     WakeOne();
   } else if (first_of_burst &&
              helper_enabled_.load(std::memory_order_relaxed) &&
-             avg_run_nanos_.load(std::memory_order_relaxed) >=
-                 kShortTaskNanos) {
+             TasksAreLong()) {
     // Every worker is busy and tasks are long: the one that just arrived
     // may belong to a client that would otherwise wait for a whole task.
     HelpStarved();
@@ -238,18 +237,14 @@ void ExecutorPool::FileInbox() {
 }
 
 int ExecutorPool::BatchLimit() const {
-  if (avg_run_nanos_.load(std::memory_order_relaxed) >= kShortTaskNanos) {
-    return 1;
-  }
+  if (TasksAreLong()) return 1;
   const size_t share = ready_.size() / static_cast<size_t>(std::max(1, live_));
   return static_cast<int>(
       std::min<size_t>(kMaxBatch, std::max<size_t>(1, share)));
 }
 
 bool ExecutorPool::AnotherWorkerHelps() const {
-  if (avg_run_nanos_.load(std::memory_order_relaxed) >= kShortTaskNanos) {
-    return true;
-  }
+  if (TasksAreLong()) return true;
   const int awake = live_ - static_cast<int>(idle_.size());
   return awake < cpus_;
 }

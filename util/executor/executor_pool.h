@@ -160,6 +160,10 @@ class ExecutorPool {
   // waits behind another on a busy worker while a worker is free.
   static constexpr int kMaxBatch = 16;
   static constexpr uint64_t kShortTaskNanos = 20000;
+  // Whether the recent average run is long (racy: a hint, read lock-free).
+  bool TasksAreLong() const {
+    return avg_run_nanos_.load(std::memory_order_relaxed) >= kShortTaskNanos;
+  }
   int BatchLimit() const;
   // Whether a worker that leaves ready tasks behind should wake another.
   // Always for long tasks, each of which needs a thread of its own. Short
