@@ -239,8 +239,11 @@ void ExecutorPool::FileInbox() {
 int ExecutorPool::BatchLimit() const {
   if (TasksAreLong()) return 1;
   const size_t share = ready_.size() / static_cast<size_t>(std::max(1, live_));
-  return static_cast<int>(
-      std::min<size_t>(kMaxBatch, std::max<size_t>(1, share)));
+  const uint64_t avg =
+      std::max<uint64_t>(1, avg_run_nanos_.load(std::memory_order_relaxed));
+  const size_t worth = static_cast<size_t>(kBatchNanos / avg);
+  return static_cast<int>(std::min<size_t>(
+      {kMaxBatch, std::max<size_t>(1, worth), std::max<size_t>(1, share)}));
 }
 
 bool ExecutorPool::AnotherWorkerHelps() const {
