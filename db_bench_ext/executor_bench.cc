@@ -21,7 +21,10 @@
 // Every configuration runs --runs times, alternating the contenders within
 // each run so they share the machine's noise. Printed: the median and the
 // min-max of each, and the ratio of medians (ours / theirs for rates,
-// theirs-relative for latencies: ours / default, lower is better).
+// theirs-relative for latencies: ours / default, lower is better), and for
+// the rows that have a target (below, kThroughputTargets and the rest)
+// whether the median ratio meets it and in how many runs a single run's
+// ratio did.
 #include <gflags/gflags.h>
 
 #include <algorithm>
@@ -41,6 +44,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "db_bench_ext/ratio_target.h"
 #include "rocksdb/env.h"
 #include "util/async_executor_env.h"
 #include "util/executor/latency_histogram.h"
@@ -67,6 +71,7 @@ namespace {
 
 using rocksdb_cuckoo::AsyncExecutorEnv;
 using rocksdb_cuckoo::LatencyDistribution;
+using rocksdb_cuckoo::RatioTarget;
 using rocksdb_cuckoo::SteadyNanos;
 using rocksdb_cuckoo::TaskExecutor;
 using rocksdb_cuckoo::TaskHandle;
@@ -97,6 +102,18 @@ bool Wanted(const std::string& name) {
   return false;
 }
 
+// The rows' targets: empty jobs from 2 producers on 2 workers at 4x the
+// default pool's rate or more; schedule-to-start latency never above the
+// default pool's, under every load, with half of its p99 as the goal;
+// add+cancel and snooze from one producer at 4x the mutex+condvar timers'
+// rate or more.
+const std::vector<RatioTarget> kThroughputTargets = {
+    {RatioTarget::kAtLeast, 4}};
+const std::vector<RatioTarget> kLatencyP50Targets = {{RatioTarget::kAtMost, 1}};
+const std::vector<RatioTarget> kLatencyP99Targets = {
+    {RatioTarget::kAtMost, 1}, {RatioTarget::kAtMost, 0.5, "goal"}};
+const std::vector<RatioTarget> kTimerTargets = {{RatioTarget::kAtLeast, 4}};
+
 // Median and spread of one contender's samples.
 struct Samples {
   std::vector<double> values;
@@ -116,17 +133,30 @@ std::string Rate(double per_second) {
   return buf;
 }
 
+// The ratio is ours / theirs of the medians; `targets` are judged on it and
+// on each run's own ratio (the two contenders' samples are paired by run).
 void PrintRow(const std::string& what, const Samples& ours,
-              const Samples& theirs, const std::string& their_name, bool rate) {
+              const Samples& theirs, const std::string& their_name, bool rate,
+              const std::vector<RatioTarget>& targets = {}) {
   auto fmt = [rate](double v) {
     return rate ? Rate(v)
                 : rocksdb_cuckoo::FormatNanos(static_cast<uint64_t>(v));
   };
-  printf("%-34s ours %9s [%s..%s]  %-16s %9s [%s..%s]  ratio %.2fx\n",
+  const double ratio = ours.Median() / theirs.Median();
+  std::vector<double> run_ratios;
+  for (size_t i = 0; i < ours.values.size() && i < theirs.values.size(); ++i) {
+    run_ratios.push_back(ours.values[i] / theirs.values[i]);
+  }
+  std::string verdicts;
+  for (const RatioTarget& target : targets) {
+    verdicts +=
+        (verdicts.empty() ? "  " : "; ") + target.Verdict(ratio, run_ratios);
+  }
+  printf("%-34s ours %9s [%s..%s]  %-16s %9s [%s..%s]  ratio %.2fx%s\n",
          what.c_str(), fmt(ours.Median()).c_str(), fmt(ours.Min()).c_str(),
          fmt(ours.Max()).c_str(), their_name.c_str(),
          fmt(theirs.Median()).c_str(), fmt(theirs.Min()).c_str(),
-         fmt(theirs.Max()).c_str(), ours.Median() / theirs.Median());
+         fmt(theirs.Max()).c_str(), ratio, verdicts.c_str());
   fflush(stdout);
 }
 
@@ -455,7 +485,9 @@ int main(int argc, char** argv) {
         }
         PrintRow("throughput p=" + std::to_string(producers) +
                      " w=" + std::to_string(workers),
-                 ours_rate, their_rate, "Env::Default", true);
+                 ours_rate, their_rate, "Env::Default", true,
+                 producers == 2 && workers == 2 ? kThroughputTargets
+                                                : std::vector<RatioTarget>{});
       }
     }
     print_stats("throughput");
@@ -481,9 +513,9 @@ int main(int argc, char** argv) {
         }
       }
       PrintRow("latency p50 w=" + std::to_string(workers), ours50, theirs50,
-               "Env::Default", false);
+               "Env::Default", false, kLatencyP50Targets);
       PrintRow("latency p99 w=" + std::to_string(workers), ours99, theirs99,
-               "Env::Default", false);
+               "Env::Default", false, kLatencyP99Targets);
     }
     print_stats("latency");
   }
@@ -497,8 +529,10 @@ int main(int argc, char** argv) {
         earliest.values.push_back(AddCancelBaseline(producers, false));
       }
       const std::string what = "add+cancel p=" + std::to_string(producers);
-      PrintRow(what, ours, every, "mutex+cv (all)", true);
-      PrintRow(what, ours, earliest, "mutex+cv (first)", true);
+      const std::vector<RatioTarget> targets =
+          producers == 1 ? kTimerTargets : std::vector<RatioTarget>{};
+      PrintRow(what, ours, every, "mutex+cv (all)", true, targets);
+      PrintRow(what, ours, earliest, "mutex+cv (first)", true, targets);
     }
   }
 
@@ -511,8 +545,10 @@ int main(int argc, char** argv) {
         earliest.values.push_back(SnoozeBaseline(producers, false));
       }
       const std::string what = "snooze p=" + std::to_string(producers);
-      PrintRow(what, ours, every, "mutex+cv (all)", true);
-      PrintRow(what, ours, earliest, "mutex+cv (first)", true);
+      const std::vector<RatioTarget> targets =
+          producers == 1 ? kTimerTargets : std::vector<RatioTarget>{};
+      PrintRow(what, ours, every, "mutex+cv (all)", true, targets);
+      PrintRow(what, ours, earliest, "mutex+cv (first)", true, targets);
     }
   }
   return 0;

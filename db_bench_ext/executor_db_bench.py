@@ -7,8 +7,9 @@ so the background executor is busy. The default Env and AsyncExecutorEnv
 take turns within every run, alternating who goes first. Printed: ops/s,
 write stall time (the rocksdb.stall.micros ticker) and the writes' latency
 percentiles P99 and P99.9 (db_bench --histogram), median [min..max] over
-the runs and the ratio of the medians, then the executor's statistics of
-the last run (per pool: queue, wait and run times).
+the runs and the ratio of the medians, whether stall time and P99 meet
+their targets (TARGETS, below), then the executor's statistics of the last
+run (per pool: queue, wait and run times).
 
     db_bench_ext/executor_db_bench.py --num=1000000 --runs=3 --bg_jobs=4
     db_bench_ext/executor_db_bench.py --build build-intree-9.10.0
@@ -29,6 +30,12 @@ import subprocess
 import sys
 
 from db_bench_compare import intree_rocksdb
+from ratio_target import RatioTarget, paired_ratios
+
+# The targets (ours / default): write stalls and the writes' P99 no longer
+# than with the default Env.
+TARGETS = (("stall time", 1, RatioTarget(False, 1.0)),
+           ("write P99", 2, RatioTarget(False, 1.0)))
 
 
 def find_db_bench():
@@ -157,6 +164,11 @@ def main():
               for o, t in zip(ours, theirs)]
     print(f"ratio (ours / default): ops/s {ratios[0]}, stall {ratios[1]}, "
           f"P99 {ratios[2]}, P99.9 {ratios[3]}")
+    for label, index, target in TARGETS:
+        median_ratio = paired_ratios([ours[index]], [theirs[index]])[0]
+        run_ratios = paired_ratios(results["ours"][index],
+                                   results["default"][index])
+        print(f"{label}: {target.verdict(median_ratio, run_ratios)}")
     with open(stats_file) as f:
         print("\nexecutor statistics, last run:\n" + f.read())
 

@@ -22,8 +22,12 @@ sorted view the scan built.
 
 The representations take turns within every repetition (they share the
 machine's noise); the report gives the median of --repeats runs, min and
-max, and ours/skip_list from the medians. Every run is checked: db_bench's
-LOG must name the memtable factory asked for, and reads must find every key.
+max, and ours/skip_list from the medians, and for the rows that have a
+target (GET_TARGET and the rest, below) whether that ratio meets it and in
+how many repetitions a single repetition's ratio did; a row with more
+threads than allowed CPUs is marked oversubscribed. Every run is checked:
+db_bench's LOG must name the memtable factory asked for, and reads must find
+every key.
 The striped counters (ROCKSDB_CUCKOO_MEMTABLE_STATS) of the last run of each
 workload are printed.
 
@@ -45,9 +49,17 @@ import subprocess
 import sys
 
 from db_bench_compare import intree_rocksdb
+from ratio_target import RatioTarget, paired_ratios
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPS = ("skip_list", "striped_hash")
+# The rows' targets (striped_hash / skip_list): memtable-only Get at 5x or
+# more, memory per entry at most 1.15x, and 16 threads inserting
+# concurrently at 2.5x or more.
+GET_TARGET = RatioTarget(True, 5)
+MEMORY_TARGET = RatioTarget(False, 1.15)
+INSERT_TARGET = RatioTarget(True, 2.5)
+INSERT_TARGET_THREADS = 16
 OPS_RE = re.compile(r"^(\w+)\s*:\s*([\d.]+) micros/op (\d+) ops/sec")
 STAT_RE = re.compile(r"^(rocksdb\.[\w-]+): (\d+)$", re.M)
 
@@ -167,7 +179,9 @@ def large_buffer(num_entries, args):
 
 
 def workload_runs(args):
-    """(name, unit, higher_is_better, function(rep) -> (value, stats line))."""
+    """(name, unit, higher_is_better, function(rep) -> (value, stats line),
+    target or None, note)."""
+    cpus = len(os.sched_getaffinity(0))
     runs = []
     names = args.workloads.split(",")
     if "get" in names:
@@ -182,9 +196,10 @@ def workload_runs(args):
             get.memory[rep] = bytes_per_entry(out)
             return value, striped_stats(err)
         get.memory = {}
-        runs.append((f"readrandom, memtable only ({args.num} keys)", "ops/s", True, get))
+        runs.append((f"readrandom, memtable only ({args.num} keys)", "ops/s", True, get,
+                     GET_TARGET, ""))
         runs.append((f"memory per entry ({args.num} keys)", "bytes", False,
-                     lambda rep: (get.memory[rep], None)))
+                     lambda rep: (get.memory[rep], None), MEMORY_TARGET, ""))
     if "insert" in names:
         for threads in [int(t) for t in args.insert_threads.split(",")]:
             def insert(rep, threads=threads):
@@ -196,7 +211,9 @@ def workload_runs(args):
                     large_buffer(args.insert_total, args))
                 return ops_per_sec(out, "fillrandom")[0], striped_stats(err)
             runs.append((f"fillrandom, {threads} thread(s), concurrent memtable "
-                         "writes, WAL off", "ops/s", True, insert))
+                         "writes, WAL off", "ops/s", True, insert,
+                         INSERT_TARGET if threads == INSERT_TARGET_THREADS else None,
+                         "(oversubscribed)" if threads > cpus else ""))
     if "scan" in names:
         def scan(rep):
             out, _, err = run_db_bench(
@@ -205,7 +222,7 @@ def workload_runs(args):
                 large_buffer(args.scan_num, args))
             return ops_per_sec(out, "readseq")[0], striped_stats(err)
         runs.append((f"readseq, full iteration of the memtable ({args.scan_num} "
-                     "entries)", "ops/s", True, scan))
+                     "entries)", "ops/s", True, scan, None, ""))
     if "flush" in names:
         def flush(rep):
             out, log, err = run_db_bench(
@@ -216,9 +233,10 @@ def workload_runs(args):
             return flush_seconds(log), striped_stats(err)
         flush.memory = {}
         runs.append((f"flush of the memtable ({args.scan_num} entries)", "s", False,
-                     flush))
+                     flush, None, ""))
         runs.append((f"memory per entry ({args.scan_num} entries, ~64 MiB)",
-                     "bytes", False, lambda rep: (flush.memory[rep], None)))
+                     "bytes", False, lambda rep: (flush.memory[rep], None),
+                     MEMORY_TARGET, ""))
     return runs
 
 
@@ -229,7 +247,7 @@ def main():
     samples = {name: {rep: [] for rep in REPS} for name, *_ in runs}
     stats = {}
     for r in range(args.repeats):
-        for name, unit, _, fn in runs:
+        for name, unit, _, fn, *_ in runs:
             # Alternate which representation goes first.
             for rep in (REPS if r % 2 == 0 else REPS[::-1]):
                 value, stat = fn(rep)
@@ -245,7 +263,7 @@ def main():
              f"median of {args.repeats} runs [min, max]; keys {args.key_size} B, "
              f"values {args.value_size} B",
              f"{'workload':<70} {'skip_list':>26} {'striped_hash':>26} {'ratio':>7}"]
-    for name, unit, higher, _ in runs:
+    for name, unit, higher, _, target, note in runs:
         cells = []
         medians = {}
         for rep in REPS:
@@ -254,8 +272,12 @@ def main():
             cells.append(f"{medians[rep]:.4g} [{min(xs):.4g}, {max(xs):.4g}]")
         ratio = medians["striped_hash"] / medians["skip_list"]
         better = "(higher better)" if higher else "(lower better)"
-        lines.append(f"{name + ' ' + unit:<70} {cells[0]:>26} {cells[1]:>26} "
-                     f"{ratio:6.2f}x {better}")
+        verdict = target.verdict(ratio, paired_ratios(
+            samples[name]["striped_hash"], samples[name]["skip_list"])) \
+            if target else ""
+        lines.append(" ".join(filter(None, [
+            f"{name + ' ' + unit:<70} {cells[0]:>26} {cells[1]:>26} "
+            f"{ratio:6.2f}x {better}", verdict, note])))
     lines.append("")
     lines.append("striped_hash counters (last run of each workload):")
     for name, stat in stats.items():

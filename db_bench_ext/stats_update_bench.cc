@@ -10,7 +10,10 @@
 //   build/db_bench_ext/stats_update_bench --threads=1,2,4,8,16
 //
 // prints, per thread count, the median of --repeats runs for each mode (with
-// min and max) and the ratio of each striped mode to the shared atomics.
+// min and max) and the ratio of each striped mode to the shared atomics; at
+// 16 threads, whether the default mode (auto) meets its target of 10x the
+// shared atomics. More threads than allowed CPUs are marked oversubscribed:
+// such a row measures the scheduler's time slices, not the counters.
 #include <gflags/gflags.h>
 #include <pthread.h>
 #include <sched.h>
@@ -26,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "db_bench_ext/ratio_target.h"
 #include "util/cpu_topology.h"
 #include "util/striped_counters.h"
 
@@ -36,6 +40,10 @@ DEFINE_bool(pin, true, "pin thread i to the i-th allowed CPU (round-robin)");
 
 namespace rocksdb_cuckoo {
 namespace {
+
+// The default configuration's target, at 16 threads.
+constexpr int kTargetThreads = 16;
+const RatioTarget kDefaultModeTarget{RatioTarget::kAtLeast, 10};
 
 // The counters one insert into the striped_hash memtable updates.
 constexpr size_t kCounters = 4;
@@ -192,15 +200,28 @@ int Main() {
       }
     }
     const Summary base = Summarize(shared);
-    auto print = [&](const char* mode, const std::vector<double>& samples) {
+    const bool oversubscribed = threads > static_cast<int>(cpus.size());
+    auto print = [&](const char* mode, const std::vector<double>& samples,
+                     bool judged) {
       const Summary s = Summarize(samples);
-      printf("%-8d %-7s %14.2f %14.2f %14.2f %9.2fx\n", threads, mode,
-             s.median / 1e6, s.min / 1e6, s.max / 1e6, s.median / base.median);
+      std::string note;
+      if (judged) {
+        std::vector<double> run_ratios;
+        for (size_t r = 0; r < samples.size(); ++r) {
+          run_ratios.push_back(samples[r] / shared[r]);
+        }
+        note = "  " +
+               kDefaultModeTarget.Verdict(s.median / base.median, run_ratios);
+      }
+      if (oversubscribed) note += "  (oversubscribed)";
+      printf("%-8d %-7s %14.2f %14.2f %14.2f %9.2fx%s\n", threads, mode,
+             s.median / 1e6, s.min / 1e6, s.max / 1e6, s.median / base.median,
+             note.c_str());
     };
-    print("shared", shared);
-    print("llc", llc);
-    print("core", core);
-    print("auto", automatic);
+    print("shared", shared, false);
+    print("llc", llc, false);
+    print("core", core, false);
+    print("auto", automatic, threads == kTargetThreads);
     fflush(stdout);
   }
   return 0;
