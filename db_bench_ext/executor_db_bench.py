@@ -168,7 +168,8 @@ def main():
         median_ratio = paired_ratios([ours[index]], [theirs[index]])[0]
         run_ratios = paired_ratios(results["ours"][index],
                                    results["default"][index])
-        print(f"{label}: {target.verdict(median_ratio, run_ratios)}")
+        print(f"{label}: {median_ratio:.3f}x, "
+              f"{target.verdict(median_ratio, run_ratios)}")
     with open(stats_file) as f:
         print("\nexecutor statistics, last run:\n" + f.read())
 
