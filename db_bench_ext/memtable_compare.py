@@ -38,6 +38,10 @@ and with another counter striping than the default (auto: per last-level
 cache where there are several, else per CPU):
   db_bench_ext/memtable_compare.py --workloads=insert \
       --insert_threads=1,2,4,8,16 --striped_hash_options=stripe_mode=llc
+Inserts go through db_bench's default write path (pipelined writes); RocksDB's
+fastest one for concurrent inserts, where writers skip the write group for
+the memtable, is
+  --extra="--enable_pipelined_write=false --unordered_write=true"
 """
 import argparse
 import json
