@@ -23,6 +23,8 @@ namespace {
 
 constexpr uint64_t kMinBucketCount = 16;
 constexpr uint64_t kMaxBucketCount = uint64_t{1} << 30;
+constexpr uint64_t kMinEntrySlab = uint64_t{4} << 20;
+constexpr uint64_t kMaxEntrySlab = uint64_t{1} << 30;
 constexpr double kMinLoadFactor = 0.25;
 constexpr double kMaxLoadFactor = 0.9;
 
@@ -63,6 +65,16 @@ Status CheckLoadFactor(const std::string& name, const double& factor) {
                                  name + range);
 }
 
+Status CheckEntrySlabSize(const std::string& name, const uint64_t& bytes) {
+  if (bytes == 0 || (bytes >= kMinEntrySlab && bytes <= kMaxEntrySlab)) {
+    return Status::OK();
+  }
+  return Status::InvalidArgument(
+      std::string(kStripedHashMemTableName) + ": " + name +
+      " must be 0 or in [" + std::to_string(kMinEntrySlab) + ", " +
+      std::to_string(kMaxEntrySlab) + "], got " + std::to_string(bytes));
+}
+
 Status CheckStripeMode(const std::string& name, const StatsStripeMode& mode) {
   if (static_cast<size_t>(mode) < kNumStripeModes) return Status::OK();
   std::string names;
@@ -87,6 +99,10 @@ const std::unordered_map<std::string, OptionTypeInfo> kOptionTypeInfo = {
                             offsetof(StripedHashMemTableOptions, stripe_mode),
                             StripeModesByName()),
                         CheckStripeMode)},
+    {"entry_slab_size",
+     CheckedOption<uint64_t>(
+         offsetof(StripedHashMemTableOptions, entry_slab_size),
+         OptionType::kUInt64T, CheckEntrySlabSize)},
 };
 
 std::shared_ptr<StripedCounters> NewStats(StatsStripeMode mode) {
@@ -133,6 +149,14 @@ Status StripedHashMemTableFactory::ValidateOptions(
   const Status s =
       CheckKeysCompareByBytes("striped_hash memtable", cf_options.comparator);
   if (!s.ok()) return s;
+  if (options_.entry_slab_size > cf_options.write_buffer_size / 8) {
+    return Status::InvalidArgument(
+        std::string(kStripedHashMemTableName) + ": entry_slab_size " +
+        std::to_string(options_.entry_slab_size) +
+        " is above write_buffer_size / 8 (" +
+        std::to_string(cf_options.write_buffer_size / 8) +
+        "): memtables would flush up to a slab early");
+  }
   if (cf_options.inplace_update_support) {
     return Status::NotSupported(
         "striped_hash memtable does not support inplace_update_support (it "

@@ -70,12 +70,13 @@ StripedHashRep::StripedHashRep(const KeyComparator& comparator,
       comparator_(comparator),
       order_(DetectKeyOrder(comparator)),
       stats_(std::move(stats)),
+      entries_(allocator, options.entry_slab_size),
       index_(options.bucket_count, options.max_load_factor) {
   stats_->Add(kStatMemtables, 1);
 }
 
 KeyHandle StripedHashRep::Allocate(const size_t len, char** buf) {
-  char* memory = allocator_->AllocateAligned(sizeof(HashNode) + len);
+  char* memory = entries_.Allocate(sizeof(HashNode) + len);
   HashNode* node = new (memory) HashNode();
   *buf = node->entry();
   return node;

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <unordered_set>
 
+#include "memtable/entry_slabs.h"
 #include "memtable/hash_slot_index.h"
 #include "memtable/memtable_rep_compat.h"
 #include "memtable/sorted_view.h"
@@ -97,6 +98,7 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
   const KeyComparator& comparator_;
   const KeyOrder order_;
   const std::shared_ptr<StripedCounters> stats_;
+  EntrySlabs entries_;
   // Find() registers with the index's gate, so lookups mutate counters even
   // through the const Contains().
   mutable HashSlotIndex index_;

@@ -107,6 +107,65 @@ TEST_F(StripedHashOptionsTest, BadValuesAreInvalidArgumentsNamingTheOption) {
   ExpectInvalid("id=striped_hash;max_load_factor=half", "max_load_factor");
   ExpectInvalid("id=striped_hash;stripe_mode=socket", "stripe_mode");
   ExpectInvalid("id=striped_hash;stripes=4", "stripes");
+  ExpectInvalid("id=striped_hash;entry_slab_size=4194303", "entry_slab_size");
+  ExpectInvalid("id=striped_hash;entry_slab_size=1073741825",
+                "entry_slab_size");
+  ExpectInvalid("id=striped_hash;entry_slab_size=big", "entry_slab_size");
+}
+
+// Entries in huge-page slabs: a DB writes, reads, flushes and reopens as
+// without them, and refuses a slab above an eighth of the write buffer (a
+// memtable would flush a slab early).
+TEST_F(StripedHashOptionsTest, EntrySlabsServeADbAndMustFitTheWriteBuffer) {
+  Options options;
+  ASSERT_OK(GetOptionsFromString(
+      strict_, Options(),
+      "create_if_missing=true;write_buffer_size=33554432;"
+      "memtable_factory={id=striped_hash;entry_slab_size=4194304}",
+      &options));
+  DB* raw = nullptr;
+  ASSERT_OK(DB::Open(options, path_, &raw));
+  std::unique_ptr<DB> db(raw);
+  // About 60 MiB of entries: two memtables, the first flushed when full.
+  const int kKeys = 250000;
+  auto value_of = [](int i) {
+    return std::string(200, static_cast<char>('a' + i % 26)) +
+           std::to_string(i);
+  };
+  for (int i = 0; i < kKeys; ++i) {
+    ASSERT_OK(db->Put(WriteOptions(), "key" + std::to_string(i), value_of(i)));
+  }
+  std::string value;
+  for (int i = 0; i < kKeys; i += 97) {
+    ASSERT_OK(db->Get(ReadOptions(), "key" + std::to_string(i), &value));
+    ASSERT_EQ(value, value_of(i));
+  }
+  // The first memtable filled up and a second one took over.
+  EXPECT_GE(options.memtable_factory->CheckedCast<StripedHashMemTableFactory>()
+                ->GetStats()
+                .memtables,
+            2u);
+  ASSERT_OK(db->Close());
+  db.reset();
+  ASSERT_OK(DB::Open(options, path_, &raw));
+  db.reset(raw);
+  int seen = 0;
+  std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) ++seen;
+  ASSERT_OK(it->status());
+  EXPECT_EQ(seen, kKeys);
+  ASSERT_OK(db->Get(ReadOptions(), "key12345", &value));
+  EXPECT_EQ(value, value_of(12345));
+  it.reset();
+  ASSERT_OK(db->Close());
+  db.reset();
+
+  options.write_buffer_size = 16 << 20;  // an eighth is 2 MiB: too small
+  raw = nullptr;
+  const Status s = DB::Open(options, path_, &raw);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  EXPECT_NE(s.ToString().find("entry_slab_size"), std::string::npos);
+  EXPECT_EQ(raw, nullptr);
 }
 
 TEST_F(StripedHashOptionsTest, CodeSetValuesAreCheckedToo) {
