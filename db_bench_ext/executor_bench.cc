@@ -143,10 +143,8 @@ void PrintRow(const std::string& what, const Samples& ours,
                 : rocksdb_cuckoo::FormatNanos(static_cast<uint64_t>(v));
   };
   const double ratio = ours.Median() / theirs.Median();
-  std::vector<double> run_ratios;
-  for (size_t i = 0; i < ours.values.size() && i < theirs.values.size(); ++i) {
-    run_ratios.push_back(ours.values[i] / theirs.values[i]);
-  }
+  const std::vector<double> run_ratios =
+      rocksdb_cuckoo::PairedRatios(ours.values, theirs.values);
   std::string verdicts;
   for (const RatioTarget& target : targets) {
     verdicts +=

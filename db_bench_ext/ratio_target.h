@@ -36,4 +36,15 @@ struct RatioTarget {
   }
 };
 
+// Each run's own ratio ours / theirs, the two sample lists being paired by
+// run (the contenders took turns within each run).
+inline std::vector<double> PairedRatios(const std::vector<double>& ours,
+                                        const std::vector<double>& theirs) {
+  std::vector<double> ratios;
+  for (size_t i = 0; i < ours.size() && i < theirs.size(); ++i) {
+    ratios.push_back(ours[i] / theirs[i]);
+  }
+  return ratios;
+}
+
 }  // namespace rocksdb_cuckoo

@@ -206,12 +206,8 @@ int Main() {
       const Summary s = Summarize(samples);
       std::string note;
       if (judged) {
-        std::vector<double> run_ratios;
-        for (size_t r = 0; r < samples.size(); ++r) {
-          run_ratios.push_back(samples[r] / shared[r]);
-        }
-        note = "  " +
-               kDefaultModeTarget.Verdict(s.median / base.median, run_ratios);
+        note = "  " + kDefaultModeTarget.Verdict(s.median / base.median,
+                                                 PairedRatios(samples, shared));
       }
       if (oversubscribed) note += "  (oversubscribed)";
       printf("%-8d %-7s %14.2f %14.2f %14.2f %9.2fx%s\n", threads, mode,

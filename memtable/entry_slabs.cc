@@ -1,36 +1,14 @@
 #include "memtable/entry_slabs.h"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
 
 #include "util/cpu_topology.h"
+#include "util/huge_pages.h"
 
 namespace rocksdb_cuckoo {
-
-namespace {
-
-constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
-
-// Advises huge pages for the 2 MiB-aligned pages inside [begin, begin+size),
-// which belong to the caller alone. A hint: kernels without transparent
-// huge pages, or with them off, ignore it or refuse it, and the memory works
-// the same.
-void AdviseHugePages(char* begin, size_t size) {
-  const uintptr_t first =
-      (reinterpret_cast<uintptr_t>(begin) + kHugePage - 1) & ~(kHugePage - 1);
-  const uintptr_t last =
-      (reinterpret_cast<uintptr_t>(begin) + size) & ~(kHugePage - 1);
-#ifdef MADV_HUGEPAGE
-  if (last > first) {
-    madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-  }
-#endif
-}
-
-}  // namespace
 
 EntrySlabs::EntrySlabs(ROCKSDB_NAMESPACE::Allocator* arena, size_t slab_bytes)
     : arena_(arena), slab_bytes_(slab_bytes) {

@@ -1,7 +1,6 @@
 #include "table/pinned_file_memory.h"
 
 #include <sanitizer/asan_interface.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -10,6 +9,7 @@
 #include "file/random_access_file_reader.h"
 #include "table/table_reader_compat.h"
 #include "util/cpu_topology.h"
+#include "util/huge_pages.h"
 
 namespace rocksdb_cuckoo {
 
@@ -20,8 +20,7 @@ using ROCKSDB_NAMESPACE::Slice;
 using ROCKSDB_NAMESPACE::Status;
 
 namespace {
-constexpr size_t kHugePageSize = size_t{2} << 20;
-constexpr uint64_t kWindowSize = kHugePageSize;
+constexpr uint64_t kWindowSize = kHugePageBytes;
 
 Status Truncated(uint64_t offset, uint64_t size) {
   return Status::Corruption("CuckooHashTable: file truncated: cannot read " +
@@ -49,7 +48,7 @@ Status PinnedFileMemory::Open(
   } else {
     // Aligned so that bucket cache lines in the file are cache lines here,
     // and huge pages (see UseHugePages) are whole windows of the file.
-    const size_t align = file_size >= kHugePageSize ? kHugePageSize : 64;
+    const size_t align = file_size >= kHugePageBytes ? kHugePageBytes : 64;
     m->buffer_size_ =
         std::max<size_t>(align, (file_size + align - 1) / align * align);
     m->buffer_ = static_cast<char*>(aligned_alloc(align, m->buffer_size_));
@@ -73,7 +72,7 @@ Status PinnedFileMemory::Open(
 
 void PinnedFileMemory::UseHugePages(uint64_t end, uint64_t hole_begin,
                                     uint64_t hole_end) {
-  if (buffer_ == nullptr || size_ < kHugePageSize) return;
+  if (buffer_ == nullptr || size_ < kHugePageBytes) return;
   const uint64_t windows = std::min(end, size_) / kWindowSize;
   uint64_t run = 0;  // first window of the run not advised yet
   for (uint64_t w = 0; w <= windows; w++) {
@@ -81,8 +80,7 @@ void PinnedFileMemory::UseHugePages(uint64_t end, uint64_t hole_begin,
                          hole_begin < (w + 1) * kWindowSize;
     if (w < windows && !in_hole) continue;
     if (w > run) {
-      madvise(buffer_ + run * kWindowSize, (w - run) * kWindowSize,
-              MADV_HUGEPAGE);  // a hint; failure is fine
+      AdviseHugePages(buffer_ + run * kWindowSize, (w - run) * kWindowSize);
     }
     run = w + 1;
   }

@@ -5,32 +5,30 @@
 #include <cstdint>
 #include <new>
 
+#include "util/huge_pages.h"
+
 namespace rocksdb_cuckoo {
 
 namespace {
-constexpr size_t kHugePage = size_t{2} << 20;
 // Small buffers start on a cache line, like the mapped ones (page-aligned).
 constexpr size_t kAlignment = 64;
 }  // namespace
 
 LargeBuffer::LargeBuffer(size_t bytes) : size_(bytes) {
-  if (bytes >= kHugePage) {
+  if (bytes >= kHugePageBytes) {
     // Map one huge page more than needed so the start can be aligned.
-    const size_t rounded = (bytes + kHugePage - 1) & ~(kHugePage - 1);
-    const size_t length = rounded + kHugePage;
+    const size_t rounded = (bytes + kHugePageBytes - 1) & ~(kHugePageBytes - 1);
+    const size_t length = rounded + kHugePageBytes;
     void* mapping = mmap(nullptr, length, PROT_READ | PROT_WRITE,
                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mapping != MAP_FAILED) {
       mapping_ = mapping;
       mapping_size_ = length;
       const uintptr_t aligned =
-          (reinterpret_cast<uintptr_t>(mapping) + kHugePage - 1) &
-          ~(uintptr_t{kHugePage} - 1);
+          (reinterpret_cast<uintptr_t>(mapping) + kHugePageBytes - 1) &
+          ~(uintptr_t{kHugePageBytes} - 1);
       data_ = reinterpret_cast<void*>(aligned);
-#ifdef MADV_HUGEPAGE
-      // Advice only: without THP the mapping still works with small pages.
-      madvise(data_, rounded, MADV_HUGEPAGE);
-#endif
+      AdviseHugePages(data_, rounded);
       return;
     }
   }
