@@ -6,11 +6,13 @@
 #include <cstdlib>
 #include <unordered_map>
 
+#include "memtable/memtable_user_comparator.h"
 #include "memtable/striped_hash_memtable.h"
 #include "memtable/striped_hash_rep.h"
 #include "memtable/striped_hash_stats.h"
 #include "rocksdb/comparator.h"
 #include "rocksdb/convenience.h"
+#include "rocksdb/env.h"
 #include "rocksdb/utilities/options_type.h"
 #include "util/option_checks.h"
 #include "util/striped_counters.h"
@@ -167,7 +169,21 @@ Status StripedHashMemTableFactory::ValidateOptions(
 
 MemTableRep* StripedHashMemTableFactory::CreateMemTableRep(
     const MemTableRep::KeyComparator& comparator, Allocator* allocator,
-    const SliceTransform* /*prefix_extractor*/, Logger* /*logger*/) {
+    const SliceTransform* prefix_extractor, Logger* logger) {
+  // DB::Open refuses such a comparator (ValidateOptions), but
+  // DB::CreateColumnFamily does not ask this factory: hashing keys that
+  // compare equal with different bytes would answer lookups wrongly, so that
+  // column family gets the skip list instead.
+  const Comparator* user = UserComparatorOf(comparator);
+  if (user != nullptr) {
+    const Status s = CheckKeysCompareByBytes("striped_hash memtable", user);
+    if (!s.ok()) {
+      Warn(logger, "%s; this memtable is a skip_list instead",
+           s.ToString().c_str());
+      return SkipListFactory().CreateMemTableRep(comparator, allocator,
+                                                 prefix_extractor, logger);
+    }
+  }
   return new StripedHashRep(comparator, allocator, options_, stats_);
 }
 

@@ -8,9 +8,10 @@
 #include <utility>
 
 #include "db/dbformat.h"
-#include "db/memtable.h"
+#include "db/lookup_key.h"
 #include "memory/allocator.h"
 #include "memory/arena.h"
+#include "memtable/memtable_user_comparator.h"
 #include "memtable/striped_hash_iterator.h"
 #include "memtable/striped_hash_stats.h"
 #include "rocksdb/comparator.h"
@@ -21,32 +22,12 @@ using namespace ROCKSDB_NAMESPACE;
 
 namespace {
 
-// The address of the vtable `object` was built with (Itanium C++ ABI: the
-// first word of a polymorphic object).
-const void* VtableOf(const MemTableRep::KeyComparator& object) {
-  const void* vtable;
-  std::memcpy(&vtable, static_cast<const void*>(&object), sizeof(vtable));
-  return vtable;
-}
-
-// RocksDB hands every rep a MemTable::KeyComparator; through it we learn the
-// user comparator, and with a (reverse) bytewise one the view can radix-sort.
-// Release builds of RocksDB compile without run-time type information, so
-// the exact type is checked by hand: an object has MemTable::KeyComparator's
-// vtable only if it is one (a subclass has its own). That vtable is emitted
-// once, in librocksdb, next to the class's out-of-line operator(), so a probe
-// built here shares it. A mismatch only costs speed: kOther sorts with the
-// comparator.
+// With a (reverse) bytewise user comparator the view can radix-sort; any
+// other order, or a comparator that cannot be seen (kOther), sorts with the
+// comparator, which only costs speed.
 KeyOrder DetectKeyOrder(const MemTableRep::KeyComparator& comparator) {
-  static const void* const kMemTableComparatorVtable = VtableOf(
-      MemTable::KeyComparator(InternalKeyComparator(BytewiseComparator())));
-  if (VtableOf(comparator) != kMemTableComparatorVtable) {
-    return KeyOrder::kOther;
-  }
-  const auto& memtable_comparator =
-      static_cast<const MemTable::KeyComparator&>(comparator);
-  const Comparator* user = memtable_comparator.comparator.user_comparator();
-  if (user->timestamp_size() != 0) return KeyOrder::kOther;
+  const Comparator* user = UserComparatorOf(comparator);
+  if (user == nullptr || user->timestamp_size() != 0) return KeyOrder::kOther;
   if (strcmp(user->Name(), BytewiseComparator()->Name()) == 0) {
     return KeyOrder::kBytewise;
   }

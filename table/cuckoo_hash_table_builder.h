@@ -34,6 +34,12 @@ class CuckooHashTableBuilder : public ROCKSDB_NAMESPACE::TableBuilder {
   ROCKSDB_NAMESPACE::Status Finish() override;
   void Abandon() override { closed_ = true; }
   uint64_t NumEntries() const override { return properties_.num_entries; }
+  // A builder that refused an entry is not empty: RocksDB abandons an empty
+  // flush output and drops the memtable, so the refusal must reach Finish.
+  bool IsEmpty() const override {
+    return status_.ok() && properties_.num_entries == 0 &&
+           properties_.num_range_deletions == 0;
+  }
   uint64_t FileSize() const override { return offset_ + pending_.size(); }
   uint64_t EstimatedFileSize() const override;
   ROCKSDB_NAMESPACE::TableProperties GetTableProperties() const override {
