@@ -6,6 +6,7 @@
 #include "rocksdb/comparator.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/utilities/options_type.h"
+#include "table/built_in_formats.h"
 #include "table/cuckoo_hash_table_builder.h"
 #include "table/cuckoo_hash_table_checks.h"
 #include "table/cuckoo_hash_table_reader.h"
@@ -65,7 +66,18 @@ Status CuckooHashTableFactory::NewTableReader(
     const ReadOptions& read_options, const TableReaderOptions& reader_options,
     std::unique_ptr<RandomAccessFileReader>&& file, uint64_t file_size,
     std::unique_ptr<TableReader>* table,
-    bool /*prefetch_index_and_filter_in_cache*/) const {
+    bool prefetch_index_and_filter_in_cache) const {
+  uint64_t magic = 0;
+  const Status s = ReadMagicNumber(file.get(), read_options, file_size, &magic);
+  if (!s.ok()) return s;
+  if (magic != kCuckooHashTableMagicNumber) {
+    const TableFactory* built_in = BuiltInFactoryFor(magic);
+    if (built_in != nullptr) {
+      return built_in->NewTableReader(read_options, reader_options,
+                                      std::move(file), file_size, table,
+                                      prefetch_index_and_filter_in_cache);
+    }
+  }
   return CuckooHashTableReader::Open(read_options, reader_options,
                                      std::move(file), file_size,
                                      options_.load_in_background, table);
