@@ -40,21 +40,13 @@
 #include "rocksdb/table_properties.h"
 #include "rocksdb/table_reader_caller.h"
 #include "rocksdb/utilities/object_registry.h"
+#include "table/built_in_formats.h"
 #include "table/cuckoo_hash_table.h"
 #include "table/cuckoo_hash_table_format.h"
 #include "table/internal_iterator.h"
 #include "table/standalone_table_compat.h"
 #include "table/table_builder.h"
 #include "table/table_reader.h"
-
-namespace ROCKSDB_NAMESPACE {
-// Magic numbers of RocksDB's own formats; librocksdb exports them.
-extern const uint64_t kBlockBasedTableMagicNumber;
-extern const uint64_t kLegacyBlockBasedTableMagicNumber;
-extern const uint64_t kPlainTableMagicNumber;
-extern const uint64_t kLegacyPlainTableMagicNumber;
-extern const uint64_t kCuckooTableMagicNumber;
-}  // namespace ROCKSDB_NAMESPACE
 
 namespace {
 
@@ -300,28 +292,28 @@ Status ReadMagic(FileSystem* fs, const std::string& path, uint64_t file_size,
 Status ChooseFactoryByMagic(uint64_t magic, Options* options,
                             std::string* format) {
   namespace r = ROCKSDB_NAMESPACE;
-  if (magic == r::kBlockBasedTableMagicNumber ||
-      magic == r::kLegacyBlockBasedTableMagicNumber) {
-    options->table_factory.reset(r::NewBlockBasedTableFactory());
-    *format = "block-based";
-    return Status::OK();
-  }
-  if (magic == r::kPlainTableMagicNumber ||
-      magic == r::kLegacyPlainTableMagicNumber) {
-    // Without a prefix extractor a plain table is only readable in full-scan
-    // mode, and its reader needs mmap.
-    r::PlainTableOptions plain;
-    plain.full_scan_mode = true;
-    options->allow_mmap_reads = true;
-    options->table_factory.reset(r::NewPlainTableFactory(plain));
-    *format = "plain table";
-    return Status::OK();
-  }
-  if (magic == r::kCuckooTableMagicNumber) {
-    options->allow_mmap_reads = true;  // RocksDB's CuckooTable requires it.
-    options->table_factory.reset(r::NewCuckooTableFactory());
-    *format = "RocksDB CuckooTable";
-    return Status::OK();
+  switch (rocksdb_cuckoo::BuiltInFormatOf(magic)) {
+    case rocksdb_cuckoo::BuiltInFormat::kBlockBasedTable:
+      options->table_factory.reset(r::NewBlockBasedTableFactory());
+      *format = "block-based";
+      return Status::OK();
+    case rocksdb_cuckoo::BuiltInFormat::kPlainTable: {
+      // Without a prefix extractor a plain table is only readable in
+      // full-scan mode, and its reader needs mmap.
+      r::PlainTableOptions plain;
+      plain.full_scan_mode = true;
+      options->allow_mmap_reads = true;
+      options->table_factory.reset(r::NewPlainTableFactory(plain));
+      *format = "plain table";
+      return Status::OK();
+    }
+    case rocksdb_cuckoo::BuiltInFormat::kCuckooTable:
+      options->allow_mmap_reads = true;  // RocksDB's CuckooTable requires it.
+      options->table_factory.reset(r::NewCuckooTableFactory());
+      *format = "RocksDB CuckooTable";
+      return Status::OK();
+    case rocksdb_cuckoo::BuiltInFormat::kNone:
+      break;
   }
   // Ours, or a magic nobody here knows: CuckooHashTable is the default, and
   // its reader says clearly when the file is not one of its own.

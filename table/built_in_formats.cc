@@ -38,21 +38,35 @@ Status ReadMagicNumber(RandomAccessFileReader* file,
   return Status::OK();
 }
 
+BuiltInFormat BuiltInFormatOf(uint64_t magic) {
+  if (magic == kBlockBasedTableMagicNumber ||
+      magic == kLegacyBlockBasedTableMagicNumber) {
+    return BuiltInFormat::kBlockBasedTable;
+  }
+  if (magic == kPlainTableMagicNumber ||
+      magic == kLegacyPlainTableMagicNumber) {
+    return BuiltInFormat::kPlainTable;
+  }
+  if (magic == kCuckooTableMagicNumber) return BuiltInFormat::kCuckooTable;
+  return BuiltInFormat::kNone;
+}
+
 const TableFactory* BuiltInFactoryFor(uint64_t magic) {
   // Shared by every CuckooHashTable factory and never destroyed: table
   // readers they made may outlive any one factory.
   static const TableFactory* const block_based = NewBlockBasedTableFactory();
   static const TableFactory* const plain = NewPlainTableFactory();
   static const TableFactory* const cuckoo = NewCuckooTableFactory();
-  if (magic == kBlockBasedTableMagicNumber ||
-      magic == kLegacyBlockBasedTableMagicNumber) {
-    return block_based;
+  switch (BuiltInFormatOf(magic)) {
+    case BuiltInFormat::kBlockBasedTable:
+      return block_based;
+    case BuiltInFormat::kPlainTable:
+      return plain;
+    case BuiltInFormat::kCuckooTable:
+      return cuckoo;
+    case BuiltInFormat::kNone:
+      break;
   }
-  if (magic == kPlainTableMagicNumber ||
-      magic == kLegacyPlainTableMagicNumber) {
-    return plain;
-  }
-  if (magic == kCuckooTableMagicNumber) return cuckoo;
   return nullptr;
 }
 

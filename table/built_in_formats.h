@@ -20,8 +20,14 @@ ROCKSDB_NAMESPACE::Status ReadMagicNumber(
     const ROCKSDB_NAMESPACE::ReadOptions& read_options, uint64_t file_size,
     uint64_t* magic);
 
-// RocksDB's factory for files ending in `magic` (BlockBasedTable,
-// PlainTable, CuckooTable, current or legacy), or nullptr.
+enum class BuiltInFormat { kNone, kBlockBasedTable, kPlainTable, kCuckooTable };
+
+// Which of RocksDB's formats a file ending in `magic` is (current or legacy
+// magic number), if any.
+BuiltInFormat BuiltInFormatOf(uint64_t magic);
+
+// RocksDB's factory, with default options, for files ending in `magic`, or
+// nullptr.
 const ROCKSDB_NAMESPACE::TableFactory* BuiltInFactoryFor(uint64_t magic);
 
 }  // namespace rocksdb_cuckoo
