@@ -1,9 +1,9 @@
-// Column families added to an open DB. DB::CreateColumnFamily does not call
-// the factories' ValidateOptions (DB::Open does), so a comparator the
-// plugin cannot serve reaches the memtable and the table builder: the
-// memtable must fall back to one that answers right, and a table flush must
-// fail with the reason, keeping the data, never write an empty file in its
-// place.
+// Column families added to an open DB, and SstFileWriter: neither
+// DB::CreateColumnFamily nor SstFileWriter calls the factories'
+// ValidateOptions (DB::Open does), so a comparator the plugin cannot serve
+// reaches the memtable and the table builder: the memtable must fall back to
+// one that answers right, and a table file must fail with the reason (a
+// flush keeping the data), never be written empty in its place.
 #include <gtest/gtest.h>
 #include <strings.h>
 #include <unistd.h>
@@ -15,6 +15,7 @@
 
 #include "memtable/striped_hash_memtable.h"
 #include "rocksdb/db.h"
+#include "rocksdb/sst_file_writer.h"
 #include "table/cuckoo_hash_table.h"
 #include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
@@ -141,6 +142,19 @@ TEST_F(ColumnFamilyAddedLaterTest, CuckooTableFlushFailsAndKeepsTheData) {
   EXPECT_EQ(Get(handles_[1], "APPLE"), "1");
   ASSERT_OK(db_->Flush(FlushOptions(), handles_[1]));
   EXPECT_EQ(Get(handles_[1], "apple"), "1");
+}
+
+TEST_F(ColumnFamilyAddedLaterTest, SstFileWriterRefusesTheComparator) {
+  Options options;
+  options.comparator = &case_insensitive_;
+  options.table_factory = NewCuckooHashTableFactory();
+  SstFileWriter writer{EnvOptions(), options};
+  ASSERT_OK(writer.Open(dir_ + "/external.sst"));
+  Status s = writer.Put("Apple", "1");
+  if (s.ok()) s = writer.Finish();
+  EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
+  EXPECT_NE(s.ToString().find("CaseInsensitive"), std::string::npos)
+      << s.ToString();
 }
 
 }  // namespace
