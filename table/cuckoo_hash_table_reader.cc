@@ -474,6 +474,10 @@ Status CuckooHashTableReader::Get(const ReadOptions& read_options,
                                   bool /*skip_filters*/) {
   if (layout_.num_user_keys == 0) return Status::OK();
   LoadInBackgroundOnFirstLookup();
+  if (read_options.read_tier == kBlockCacheTier && StillLoading()) {
+    get_context->MarkKeyMayExist();
+    return NoIoWhileLoading();
+  }
   const Slice user_key = ExtractUserKey(key);
   const KeyHash kh = Hash(user_key);
   // About one key in five lives in its second bucket: loading both lines at
@@ -502,6 +506,13 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
                                      bool /*skip_filters*/) {
   if (layout_.num_user_keys == 0) return;
   LoadInBackgroundOnFirstLookup();
+  if (read_options.read_tier == kBlockCacheTier && StillLoading()) {
+    for (auto it = range->begin(); it != range->end(); ++it) {
+      it->get_context->MarkKeyMayExist();
+      *it->s = NoIoWhileLoading();
+    }
+    return;
+  }
   const bool verify = MustVerify(read_options);
   // Three passes over groups of keys: a whole batch of 32 would have more
   // loads in flight than a core can track, and the excess waits anyway.

@@ -208,6 +208,15 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   }
   // Whether a read passes the chunks it touches through their verifiers:
   // as asked, or always where that is what loads them.
+  // Whether some of a file read into memory is still only on disk: then a
+  // read that must not do I/O (kBlockCacheTier) cannot be answered.
+  bool StillLoading() const {
+    return loads_chunks_ && memory_->loaded_bytes() < memory_->size();
+  }
+  static ROCKSDB_NAMESPACE::Status NoIoWhileLoading() {
+    return ROCKSDB_NAMESPACE::Status::Incomplete(
+        "CuckooHashTable: file still loading, and the read may not do I/O");
+  }
   bool MustVerify(const ROCKSDB_NAMESPACE::ReadOptions& read_options) const {
     return read_options.verify_checksums || loads_chunks_;
   }

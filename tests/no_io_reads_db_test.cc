@@ -1,0 +1,116 @@
+// Reads that may not do I/O (ReadOptions::read_tier = kBlockCacheTier, and
+// DB::KeyMayExist, which uses it): a CuckooHashTable file read into memory
+// answers them once it is wholly loaded, and until then says Incomplete
+// ("may exist") instead of reading the file on the caller's thread; they
+// still start the background load. A mapped file answers them at once, as
+// RocksDB's mmap-only formats do.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "rocksdb/db.h"
+#include "table/cuckoo_hash_table.h"
+#include "tests/status_assertions.h"
+
+namespace rocksdb_cuckoo {
+namespace {
+
+using namespace ROCKSDB_NAMESPACE;
+
+constexpr int kKeys = 100000;
+
+std::string KeyOf(int i) {
+  char buf[16];
+  snprintf(buf, sizeof(buf), "key%08d", i);
+  return buf;
+}
+
+class NoIoReadsTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "/no_io_reads_" + std::to_string(getpid());
+    std::filesystem::remove_all(dir_);
+    options_.create_if_missing = true;
+    options_.allow_mmap_reads = GetParam();
+    CuckooHashTableOptions table;
+    // Once a lookup reaches the file, the rest loads in the background.
+    table.load_in_background = true;
+    options_.table_factory = NewCuckooHashTableFactory(table);
+    DB* raw = nullptr;
+    ASSERT_OK(DB::Open(options_, dir_, &raw));
+    for (int i = 0; i < kKeys; ++i) {
+      ASSERT_OK(raw->Put(WriteOptions(), KeyOf(i), "value" + KeyOf(i)));
+    }
+    ASSERT_OK(raw->Flush(FlushOptions()));
+    delete raw;
+    // Reopened: the table file is open, its bulk not read yet.
+    ASSERT_OK(DB::Open(options_, dir_, &raw));
+    db_.reset(raw);
+    no_io_.read_tier = kBlockCacheTier;
+  }
+  void TearDown() override {
+    db_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  std::string dir_;
+  Options options_;
+  std::unique_ptr<DB> db_;
+  ReadOptions no_io_;
+};
+
+TEST_P(NoIoReadsTest, AnsweredOnlyFromMemory) {
+  const bool mapped = GetParam();
+  std::string value;
+  Status s = db_->Get(no_io_, KeyOf(7), &value);
+  bool value_found = true;
+  const bool may_exist = db_->KeyMayExist(no_io_, db_->DefaultColumnFamily(),
+                                          KeyOf(7), &value, &value_found);
+  const std::vector<std::string> key_strings = {KeyOf(1), KeyOf(kKeys / 2)};
+  const std::vector<Slice> keys(key_strings.begin(), key_strings.end());
+  std::vector<std::string> values;
+  std::vector<Status> statuses = db_->MultiGet(no_io_, keys, &values);
+  if (mapped) {
+    ASSERT_OK(s);
+    EXPECT_EQ(value, "value" + KeyOf(7));
+    EXPECT_TRUE(may_exist);
+    for (const Status& status : statuses) EXPECT_OK(status);
+  } else {
+    EXPECT_TRUE(s.IsIncomplete()) << s.ToString();
+    EXPECT_TRUE(may_exist);
+    EXPECT_FALSE(value_found);
+    for (const Status& status : statuses) {
+      EXPECT_TRUE(status.IsIncomplete()) << status.ToString();
+    }
+  }
+  // The lookups above started the background load; once it has read the
+  // whole file, reads that may not do I/O are answered.
+  for (int tries = 0; tries < 3000; ++tries) {
+    if (!db_->Get(no_io_, KeyOf(kKeys - 1), &value).IsIncomplete()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_OK(db_->Get(no_io_, KeyOf(kKeys - 1), &value));
+  EXPECT_EQ(value, "value" + KeyOf(kKeys - 1));
+  EXPECT_TRUE(db_->Get(no_io_, "absent", &value).IsNotFound());
+  EXPECT_FALSE(db_->KeyMayExist(no_io_, db_->DefaultColumnFamily(), "absent",
+                                &value, &value_found));
+  statuses = db_->MultiGet(no_io_, keys, &values);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    ASSERT_OK(statuses[i]);
+    EXPECT_EQ(values[i], "value" + keys[i].ToString());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(ReadModes, NoIoReadsTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Mmap" : "Loaded";
+                         });
+
+}  // namespace
+}  // namespace rocksdb_cuckoo
