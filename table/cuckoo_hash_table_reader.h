@@ -206,8 +206,6 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
     return reinterpret_cast<const Bucket*>(bucket_array_ + bucket * kBucketSize)
         ->OffsetAt(slot);
   }
-  // Whether a read passes the chunks it touches through their verifiers:
-  // as asked, or always where that is what loads them.
   // Whether some of a file read into memory is still only on disk: then a
   // read that must not do I/O (kBlockCacheTier) cannot be answered.
   bool StillLoading() const {
@@ -217,6 +215,8 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
     return ROCKSDB_NAMESPACE::Status::Incomplete(
         "CuckooHashTable: file still loading, and the read may not do I/O");
   }
+  // Whether a read passes the chunks it touches through their verifiers:
+  // as asked, or always where that is what loads them.
   bool MustVerify(const ROCKSDB_NAMESPACE::ReadOptions& read_options) const {
     return read_options.verify_checksums || loads_chunks_;
   }
