@@ -124,6 +124,9 @@ TEST_F(ColumnFamilyAddedLaterTest, CuckooTableFlushFailsAndKeepsTheData) {
   EXPECT_NE(flushed.ToString().find("CaseInsensitive"), std::string::npos)
       << flushed.ToString();
   EXPECT_EQ(Get(cf, "apple"), "1");
+  // The DB stops writes on the failed flush, naming it.
+  const Status written = db_->Put(WriteOptions(), cf, "Banana", "2");
+  EXPECT_TRUE(written.IsNotSupported()) << written.ToString();
   CloseDb();
 
   // DB::Open names the same problem, and with a table format that can hold
