@@ -77,6 +77,11 @@ Status CheckEntrySlabSize(const std::string& name, const uint64_t& bytes) {
       std::to_string(kMaxEntrySlab) + "], got " + std::to_string(bytes));
 }
 
+// Lookups hash key bytes: keys that compare equal must have equal bytes.
+Status CheckComparator(const Comparator* comparator) {
+  return CheckKeysCompareByBytes("striped_hash memtable", comparator);
+}
+
 Status CheckStripeMode(const std::string& name, const StatsStripeMode& mode) {
   if (static_cast<size_t>(mode) < kNumStripeModes) return Status::OK();
   std::string names;
@@ -148,8 +153,7 @@ Status StripedHashMemTableFactory::PrepareOptions(
 
 Status StripedHashMemTableFactory::ValidateOptions(
     const DBOptions& db_options, const ColumnFamilyOptions& cf_options) const {
-  const Status s =
-      CheckKeysCompareByBytes("striped_hash memtable", cf_options.comparator);
+  const Status s = CheckComparator(cf_options.comparator);
   if (!s.ok()) return s;
   if (options_.entry_slab_size > cf_options.write_buffer_size / 8) {
     return Status::InvalidArgument(
@@ -176,7 +180,7 @@ MemTableRep* StripedHashMemTableFactory::CreateMemTableRep(
   // column family gets the skip list instead.
   const Comparator* user = UserComparatorOf(comparator);
   if (user != nullptr) {
-    const Status s = CheckKeysCompareByBytes("striped_hash memtable", user);
+    const Status s = CheckComparator(user);
     if (!s.ok()) {
       Warn(logger, "%s; this memtable is a skip_list instead",
            s.ToString().c_str());

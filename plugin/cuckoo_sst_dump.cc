@@ -258,33 +258,18 @@ std::string Hex64(uint64_t v) {
 }
 
 // Reads the table magic number: the last 8 bytes of every RocksDB SST file,
-// little-endian, whatever the format.
+// whatever the format.
 Status ReadMagic(FileSystem* fs, const std::string& path, uint64_t file_size,
                  uint64_t* magic) {
-  if (file_size < 8) {
-    return Status::Corruption(path, "file too short to be an SST file (" +
-                                        std::to_string(file_size) + " bytes)");
-  }
   std::unique_ptr<FSRandomAccessFile> file;
   Status s = fs->NewRandomAccessFile(path, FileOptions(), &file, nullptr);
   if (!s.ok()) {
     return s;
   }
-  char scratch[8];
-  Slice result;
-  s = file->Read(file_size - 8, 8, IOOptions(), &result, scratch, nullptr);
-  if (!s.ok()) {
-    return s;
-  }
-  if (result.size() != 8) {
-    return Status::Corruption(path, "short read of the footer");
-  }
-  uint64_t m = 0;
-  for (int i = 7; i >= 0; --i) {
-    m = (m << 8) | static_cast<unsigned char>(result[i]);
-  }
-  *magic = m;
-  return Status::OK();
+  RandomAccessFileReader reader(std::move(file), path);
+  s = rocksdb_cuckoo::ReadMagicNumber(&reader, ReadOptions(), file_size, magic);
+  // Name the file, as the other errors here do.
+  return s.IsCorruption() ? Status::Corruption(path, s.getState()) : s;
 }
 
 // Sets options->table_factory from the file's magic number; a magic number

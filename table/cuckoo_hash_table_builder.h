@@ -37,8 +37,7 @@ class CuckooHashTableBuilder : public ROCKSDB_NAMESPACE::TableBuilder {
   // A builder that refused an entry is not empty: RocksDB abandons an empty
   // flush output and drops the memtable, so the refusal must reach Finish.
   bool IsEmpty() const override {
-    return status_.ok() && properties_.num_entries == 0 &&
-           properties_.num_range_deletions == 0;
+    return status_.ok() && TableBuilder::IsEmpty();
   }
   uint64_t FileSize() const override { return offset_ + pending_.size(); }
   uint64_t EstimatedFileSize() const override;

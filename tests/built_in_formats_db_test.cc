@@ -16,17 +16,13 @@
 #include "rocksdb/sst_file_writer.h"
 #include "rocksdb/table.h"
 #include "table/cuckoo_hash_table.h"
-#include "table/cuckoo_hash_table_format.h"
 #include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
-#include "util/coding.h"
 
 namespace rocksdb_cuckoo {
 namespace {
 
 using namespace ROCKSDB_NAMESPACE;
-
-constexpr uint64_t kBlockBasedTableMagic = 0x88e241b785f4cff7ull;
 
 std::string KeyOf(int i) { return "key" + std::to_string(1000 + i); }
 
@@ -57,13 +53,11 @@ class BuiltInFormatsTest : public ::testing::Test {
     db->GetLiveFilesMetaData(&files);
     std::vector<std::string> formats;
     for (const LiveFileMetaData& file : files) {
-      const std::string bytes =
-          testing::ReadWholeFile(file.db_path + "/" + file.name);
-      const uint64_t magic =
-          bytes.size() < 8 ? 0 : DecodeFixed64(bytes.data() + bytes.size() - 8);
-      formats.push_back(magic == kCuckooHashTableMagicNumber ? "CuckooHashTable"
-                        : magic == kBlockBasedTableMagic     ? "BlockBasedTable"
-                                                             : "other");
+      const uint64_t magic = testing::FileMagic(file.db_path + "/" + file.name);
+      formats.push_back(
+          magic == testing::kCuckooHashTableMagic   ? "CuckooHashTable"
+          : magic == testing::kBlockBasedTableMagic ? "BlockBasedTable"
+                                                    : "other");
     }
     return formats;
   }

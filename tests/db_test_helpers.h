@@ -63,8 +63,10 @@ inline std::string Printable(const std::string& s, size_t limit = 48) {
   return "\"" + out + "\"";
 }
 
-// The last 8 bytes of every file CuckooHashTable writes, and a file's.
+// The last 8 bytes of every file CuckooHashTable writes, of every file
+// BlockBasedTable writes, and a file's.
 constexpr uint64_t kCuckooHashTableMagic = 0x73686f6f6b637563ull;
+constexpr uint64_t kBlockBasedTableMagic = 0x88e241b785f4cff7ull;
 inline uint64_t FileMagic(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   in.seekg(-8, std::ios::end);

@@ -73,9 +73,9 @@ std::string DutTableFragment(bool identity_as_first_hash) {
          (identity_as_first_hash ? "true" : "false") + "}";
 }
 
-// Footer magic of BlockBasedTable files; a DB-under-test file ending in it
-// means the options silently fell back to the default format.
-constexpr uint64_t kBlockBasedTableMagic = 0x88e241b785f4cff7ull;
+// A DB-under-test file ending in BlockBasedTable's magic means the options
+// silently fell back to the default format.
+using rocksdb_cuckoo::testing::kBlockBasedTableMagic;
 
 #ifdef CUCKOO_SANITIZED
 constexpr int kWorkScale = 2;  // sanitizers are ~5-10x slower
