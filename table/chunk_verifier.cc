@@ -45,15 +45,18 @@ Status ChunkVerifier::Verify(uint64_t offset, uint64_t size) const {
   return Status::OK();
 }
 
-Status ChunkVerifier::VerifyFirstTime(uint64_t chunk) const {
+Status ChunkVerifier::VerifyFirstTime(uint64_t chunk,
+                                      bool in_background) const {
   const uint64_t group = chunk / kChunksPerLoad;
   std::lock_guard<std::mutex> lock(locks_[group % kLockStripes]);
   if (IsVerified(chunk)) return Status::OK();
   if (loader_ != nullptr && !loaded_[group]) {
     const uint64_t begin = (group * kChunksPerLoad) << kChecksumChunkShift;
-    const Status s = loader_->Load(
-        region_offset_ + begin,
-        std::min(kChunksPerLoad << kChecksumChunkShift, size_ - begin));
+    const uint64_t offset = region_offset_ + begin;
+    const uint64_t size =
+        std::min(kChunksPerLoad << kChecksumChunkShift, size_ - begin);
+    const Status s = in_background ? loader_->LoadInBackground(offset, size)
+                                   : loader_->Load(offset, size);
     if (!s.ok()) return s;
     loaded_[group] = true;
   }
@@ -76,7 +79,9 @@ bool ChunkVerifier::VerifyRemaining(const std::atomic<bool>& stop) const {
   if (verified_ == nullptr) return true;
   for (uint64_t chunk = 0; chunk < Layout::NumChunks(size_); chunk++) {
     if (stop.load(std::memory_order_relaxed)) return false;
-    if (!IsVerified(chunk)) VerifyFirstTime(chunk).PermitUncheckedError();
+    if (!IsVerified(chunk)) {
+      VerifyFirstTime(chunk, /*in_background=*/true).PermitUncheckedError();
+    }
   }
   return true;
 }

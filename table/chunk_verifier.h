@@ -68,8 +68,9 @@ class ChunkVerifier {
   }
   Status Verify(uint64_t offset, uint64_t size) const;
   // Loads (if need be) the chunks around it, verifies and marks a chunk,
-  // unless another thread has marked it meanwhile.
-  Status VerifyFirstTime(uint64_t chunk) const;
+  // unless another thread has marked it meanwhile. `in_background`: on the
+  // background loader's thread (PinnedFileMemory::LoadInBackground).
+  Status VerifyFirstTime(uint64_t chunk, bool in_background = false) const;
   Status VerifyChunk(uint64_t chunk) const;
 
   ChecksumType type_ = ROCKSDB_NAMESPACE::kNoChecksum;

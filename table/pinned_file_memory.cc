@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "file/random_access_file_reader.h"
@@ -64,6 +65,11 @@ Status PinnedFileMemory::Open(
     for (uint64_t w = 0; w < windows; w++) {
       m->window_loaded_[w].store(0, std::memory_order_relaxed);
     }
+    // Does not own the open file: file_ does, and outlives it.
+    m->background_file_ = std::make_unique<RandomAccessFileReader>(
+        std::make_unique<ROCKSDB_NAMESPACE::FSRandomAccessFileWrapper>(
+            file->file()),
+        file->file_name());
   }
   m->file_ = std::move(file);
   *memory = m.release();
@@ -87,12 +93,21 @@ void PinnedFileMemory::UseHugePages(uint64_t end, uint64_t hole_begin,
 }
 
 Status PinnedFileMemory::Load(uint64_t offset, uint64_t size) {
+  return LoadFrom(file_.get(), offset, size);
+}
+
+Status PinnedFileMemory::LoadInBackground(uint64_t offset, uint64_t size) {
+  return LoadFrom(background_file_.get(), offset, size);
+}
+
+Status PinnedFileMemory::LoadFrom(RandomAccessFileReader* file, uint64_t offset,
+                                  uint64_t size) {
   if (buffer_ == nullptr || size == 0) return Status::OK();
   if (offset > size_ || size > size_ - offset) return Truncated(offset, size);
   ASAN_UNPOISON_MEMORY_REGION(buffer_ + offset, size);
   Slice contents;
-  IOStatus s = ReadFileRange(file_.get(), ROCKSDB_NAMESPACE::ReadOptions(),
-                             offset, size, &contents, buffer_ + offset);
+  IOStatus s = ReadFileRange(file, ROCKSDB_NAMESPACE::ReadOptions(), offset,
+                             size, &contents, buffer_ + offset);
   if (!s.ok()) return std::move(s);
   if (contents.size() != size) return Truncated(offset, size);
   if (contents.data() != buffer_ + offset) {

@@ -57,6 +57,12 @@ class PinnedFileMemory {
   // may be tried again); threads may load disjoint ranges at once, and no
   // thread reads a range before its load has returned.
   ROCKSDB_NAMESPACE::Status Load(uint64_t offset, uint64_t size);
+  // Load() for the background loader's thread: reads the file without
+  // RocksDB's statistics, read histograms and listeners. Those belong to
+  // the column family, which RocksDB destroys before it evicts (and so
+  // closes) the column family's table readers: a read the loader still has
+  // in flight then would record into freed memory.
+  ROCKSDB_NAMESPACE::Status LoadInBackground(uint64_t offset, uint64_t size);
 
   const char* data() const { return data_; }
   uint64_t size() const { return size_; }
@@ -88,10 +94,15 @@ class PinnedFileMemory {
   // Drops one reference on `stripe`; frees this object if that was the last
   // reference of the last stripe.
   void Release(Stripe* stripe);
+  ROCKSDB_NAMESPACE::Status LoadFrom(
+      ROCKSDB_NAMESPACE::RandomAccessFileReader* file, uint64_t offset,
+      uint64_t size);
 
   Stripe stripes_[kStripes];
   std::atomic<int> undrained_stripes_{kStripes};
   std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader> file_;
+  // The same open file, read by LoadInBackground(); only when not mapped.
+  std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader> background_file_;
   char* buffer_ = nullptr;  // owned, only when not mapped
   size_t buffer_size_ = 0;
   // Bytes loaded, in all and in each 2 MiB window of the file.
