@@ -3,6 +3,7 @@
 // when the owner closes on one thread while another releases the last pin
 // (RocksDB evicting a table while a Get's PinnableSlice is released).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <memory>
@@ -39,7 +40,7 @@ class PinnedFileMemoryTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
     path_ = ::testing::TempDir() + "/pinned_file_memory_" +
-            std::to_string(GetParam());
+            std::to_string(getpid()) + "_" + std::to_string(GetParam());
     ASSERT_TRUE(WriteStringToFile(Env::Default(), contents_, path_).ok());
   }
   void TearDown() override {
@@ -50,16 +51,22 @@ class PinnedFileMemoryTest : public ::testing::TestWithParam<bool> {
     FileOptions options;
     options.use_mmap_reads = GetParam();
     std::unique_ptr<FSRandomAccessFile> file;
-    EXPECT_TRUE(FileSystem::Default()
-                    ->NewRandomAccessFile(path_, options, &file, nullptr)
-                    .ok());
+    const IOStatus opened = FileSystem::Default()->NewRandomAccessFile(
+        path_, options, &file, nullptr);
+    if (!opened.ok()) {
+      ADD_FAILURE() << opened.ToString();
+      return nullptr;
+    }
     std::unique_ptr<FSRandomAccessFile> counted(
         new CountedFile(std::move(file), destroyed));
     PinnedFileMemory* memory = nullptr;
     Status s = PinnedFileMemory::Open(
         std::make_unique<RandomAccessFileReader>(std::move(counted), path_),
         contents_.size(), ReadOptions(), GetParam(), &memory);
-    EXPECT_TRUE(s.ok()) << s.ToString();
+    if (!s.ok()) {
+      ADD_FAILURE() << s.ToString();
+      return nullptr;
+    }
     s = memory->Load(0, contents_.size());  // a mapped file needs none
     EXPECT_TRUE(s.ok()) << s.ToString();
     return memory;
