@@ -36,12 +36,17 @@ class DelayedTaskQueueTest : public ::testing::Test {
   // A delayed task identified by `id` (its pool), due `delay_ms` from now,
   // with one reference for the queue and one kept here.
   ExecutorTask* NewTask(int id, int64_t delay_ms, const void* tag = nullptr) {
+    return NewTaskAt(id, SteadyNanos() + delay_ms * kMillis, tag);
+  }
+  // Wake times from one clock reading do not drift apart when the test
+  // thread stalls between creating tasks (loaded machines, sanitizers).
+  ExecutorTask* NewTaskAt(int id, int64_t wake_nanos,
+                          const void* tag = nullptr) {
     ExecutorTask* task = TaskRecycler::Acquire();
     task->pool = id;
     task->tag = tag;
     task->refs.store(2);
-    task->word.store(TaskWord(TaskState::kDelayed,
-                              WakeAt(SteadyNanos() + delay_ms * kMillis)));
+    task->word.store(TaskWord(TaskState::kDelayed, WakeAt(wake_nanos)));
     ours_.push_back(task);
     return task;
   }
@@ -73,9 +78,9 @@ class DelayedTaskQueueTest : public ::testing::Test {
 
 TEST_F(DelayedTaskQueueTest, TasksComeDueInWakeOrderAndNotBefore) {
   const int64_t start = SteadyNanos();
-  queue_.WatchNew(NewTask(3, 60));
-  queue_.WatchNew(NewTask(1, 20));
-  queue_.WatchNew(NewTask(2, 40));
+  queue_.WatchNew(NewTaskAt(3, start + 60 * kMillis));
+  queue_.WatchNew(NewTaskAt(1, start + 20 * kMillis));
+  queue_.WatchNew(NewTaskAt(2, start + 40 * kMillis));
   EXPECT_EQ(WaitForDue(3), (std::vector<int>{1, 2, 3}));
   std::lock_guard<std::mutex> lock(mu_);
   EXPECT_GE(due_at_[0] - start, 20 * kMillis);
@@ -86,10 +91,12 @@ TEST_F(DelayedTaskQueueTest, TasksComeDueInWakeOrderAndNotBefore) {
   EXPECT_TRUE(cancelled_.empty());
 }
 
+// The delays below leave the test thread 100 ms to act on a task before it
+// comes due: a stalled thread must not make it late.
 TEST_F(DelayedTaskQueueTest, ACancelledTaskIsDroppedUnseen) {
-  ExecutorTask* cancelled = NewTask(1, 20);
+  ExecutorTask* cancelled = NewTask(1, 100);
   queue_.WatchNew(cancelled);
-  queue_.WatchNew(NewTask(2, 60));
+  queue_.WatchNew(NewTask(2, 300));
   const uint64_t word = cancelled->word.load();
   ASSERT_TRUE(cancelled->Transition(word, TaskState::kCancelled));
   queue_.NoteStaleEntry(cancelled);
@@ -102,35 +109,35 @@ TEST_F(DelayedTaskQueueTest, ACancelledTaskIsDroppedUnseen) {
 
 TEST_F(DelayedTaskQueueTest, ASnoozedTaskComesDueAtItsNewTime) {
   const int64_t start = SteadyNanos();
-  ExecutorTask* task = NewTask(1, 10);
+  ExecutorTask* task = NewTaskAt(1, start + 100 * kMillis);
   queue_.WatchNew(task);
   // Snooze: a new wake time in a new turn, announced by Watch.
   const uint64_t word = task->word.load();
-  ASSERT_TRUE(task->Replace(
-      word, NextWord(word, TaskState::kDelayed, WakeAt(start + 80 * kMillis))));
+  ASSERT_TRUE(task->Replace(word, NextWord(word, TaskState::kDelayed,
+                                           WakeAt(start + 300 * kMillis))));
   task->Ref();
   queue_.Watch(task);
   EXPECT_EQ(WaitForDue(1), (std::vector<int>{1}));
   std::this_thread::sleep_for(20ms);
   std::lock_guard<std::mutex> lock(mu_);
   EXPECT_EQ(due_.size(), 1u) << "came due twice";
-  EXPECT_GE(due_at_[0] - start, 80 * kMillis);
+  EXPECT_GE(due_at_[0] - start, 300 * kMillis);
 }
 
 TEST_F(DelayedTaskQueueTest, ATaskSnoozedLaterInItsTurnWaitsForTheNewTime) {
   const int64_t start = SteadyNanos();
-  ExecutorTask* task = NewTask(1, 10);
+  ExecutorTask* task = NewTaskAt(1, start + 100 * kMillis);
   queue_.WatchNew(task);
   std::this_thread::sleep_for(2ms);  // filed in the heap by now, most likely
   // Snooze later: only the wake time changes; nothing tells the queue.
   const uint64_t word = task->word.load();
   ASSERT_TRUE(
-      task->Replace(word, WithWake(word, WakeAt(start + 60 * kMillis))));
+      task->Replace(word, WithWake(word, WakeAt(start + 300 * kMillis))));
   EXPECT_EQ(WaitForDue(1), (std::vector<int>{1}));
   std::this_thread::sleep_for(20ms);
   std::lock_guard<std::mutex> lock(mu_);
   EXPECT_EQ(due_.size(), 1u) << "came due twice";
-  EXPECT_GE(due_at_[0] - start, 60 * kMillis);
+  EXPECT_GE(due_at_[0] - start, 300 * kMillis);
 }
 
 TEST_F(DelayedTaskQueueTest, CancelTaggedFindsTasksSnoozedLaterInTheirTurn) {
