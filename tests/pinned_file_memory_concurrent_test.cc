@@ -16,6 +16,7 @@
 #include "rocksdb/env.h"
 #include "rocksdb/file_system.h"
 #include "table/pinned_file_memory.h"
+#include "tests/status_assertions.h"
 
 namespace rocksdb_cuckoo {
 namespace {
@@ -47,7 +48,8 @@ class PinnedFileMemoryTest : public ::testing::TestWithParam<bool> {
     Env::Default()->DeleteFile(path_).PermitUncheckedError();
   }
 
-  PinnedFileMemory* OpenMemory(std::atomic<int>* destroyed) {
+  // Opened, with nothing of a loaded (not mapped) file read yet.
+  PinnedFileMemory* OpenUnloaded(std::atomic<int>* destroyed) {
     FileOptions options;
     options.use_mmap_reads = GetParam();
     std::unique_ptr<FSRandomAccessFile> file;
@@ -67,7 +69,13 @@ class PinnedFileMemoryTest : public ::testing::TestWithParam<bool> {
       ADD_FAILURE() << s.ToString();
       return nullptr;
     }
-    s = memory->Load(0, contents_.size());  // a mapped file needs none
+    return memory;
+  }
+
+  PinnedFileMemory* OpenMemory(std::atomic<int>* destroyed) {
+    PinnedFileMemory* memory = OpenUnloaded(destroyed);
+    if (memory == nullptr) return nullptr;
+    const Status s = memory->Load(0, contents_.size());  // mapped: no-op
     EXPECT_TRUE(s.ok()) << s.ToString();
     return memory;
   }
@@ -176,6 +184,37 @@ TEST_P(PinnedFileMemoryTest, CloseRacesWithLastUnpin) {
   }
   unpinner.join();
   EXPECT_EQ(destroyed.load(), kRounds);
+}
+
+// Two threads load neighbouring ranges whose boundary falls inside an
+// 8-byte word, at once: afterwards every byte of both must read back (under
+// AddressSanitizer, both loads must leave the shared word readable).
+TEST_P(PinnedFileMemoryTest, NeighbouringLoadsAtOnceLeaveBothReadable) {
+  if (GetParam()) GTEST_SKIP() << "a mapped file is never loaded";
+  constexpr int kRounds = 3000;
+  constexpr uint64_t kBoundary = 4093;  // not a multiple of 8
+  std::atomic<int> destroyed{0};
+  for (int round = 0; round < kRounds; round++) {
+    PinnedFileMemory* memory = OpenUnloaded(&destroyed);
+    ASSERT_NE(memory, nullptr);
+    std::atomic<int> ready{0};
+    Status upper;
+    std::thread other([&] {
+      ready.fetch_add(1);
+      while (ready.load() < 2) {
+      }
+      upper = memory->Load(kBoundary, contents_.size() - kBoundary);
+    });
+    ready.fetch_add(1);
+    while (ready.load() < 2) {
+    }
+    const Status lower = memory->Load(0, kBoundary);
+    other.join();
+    ASSERT_OK(lower);
+    ASSERT_OK(upper);
+    ASSERT_EQ(std::string(memory->data(), contents_.size()), contents_);
+    memory->Close();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(MappedAndLoaded, PinnedFileMemoryTest,
