@@ -20,6 +20,7 @@
 #include "rocksdb/env.h"
 #include "rocksdb/options.h"
 #include "rocksdb/utilities/object_registry.h"
+#include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
 #include "util/async_executor_env.h"
 
@@ -42,11 +43,7 @@ constexpr int kKeys = 4000;
 constexpr int kKeys = 20000;
 #endif
 
-std::string Key(int i) {
-  char buf[16];
-  snprintf(buf, sizeof(buf), "key%08d", i);
-  return buf;
-}
+std::string Key(int i) { return testing::NumberedKey(i, 8); }
 
 std::string Value(int i, int round) {
   return std::string(100, static_cast<char>('a' + (i + round) % 26)) +

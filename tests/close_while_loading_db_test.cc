@@ -20,6 +20,7 @@
 #include "rocksdb/file_system.h"
 #include "rocksdb/statistics.h"
 #include "table/cuckoo_hash_table.h"
+#include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
 
 namespace rocksdb_cuckoo {
@@ -30,11 +31,7 @@ using namespace ROCKSDB_NAMESPACE;
 constexpr int kKeys = 40000;
 constexpr auto kReadDelay = std::chrono::milliseconds(20);
 
-std::string KeyOf(int i) {
-  char buf[16];
-  snprintf(buf, sizeof(buf), "key%08d", i);
-  return buf;
-}
+std::string KeyOf(int i) { return testing::NumberedKey(i, 8); }
 std::string ValueOf(int i) { return std::string(100, 'a' + i % 26); }
 
 // Table files whose reads each take kReadDelay while `slow` is set.

@@ -45,6 +45,15 @@ class CommaAppendOperator : public ROCKSDB_NAMESPACE::AssociativeMergeOperator {
   }
 };
 
+// "key" and i zero-padded to `digits`: such keys sort as their numbers.
+inline std::string NumberedKey(int i, int digits) {
+  std::string number = std::to_string(i);
+  if (number.size() < static_cast<size_t>(digits)) {
+    number.insert(0, static_cast<size_t>(digits) - number.size(), '0');
+  }
+  return "key" + number;
+}
+
 // A key or value for a failure message: printable bytes as they are, the
 // rest as \xNN, cut after `limit` bytes.
 inline std::string Printable(const std::string& s, size_t limit = 48) {

@@ -26,11 +26,7 @@ using namespace ROCKSDB_NAMESPACE;
 
 constexpr int kKeys = 20000;
 
-std::string KeyOf(int i) {
-  char buf[16];
-  snprintf(buf, sizeof(buf), "key%06d", i);
-  return buf;
-}
+std::string KeyOf(int i) { return testing::NumberedKey(i, 6); }
 std::string ValueOf(int i) { return std::string(80, 'a' + i % 26); }
 
 class IntrospectionTest : public ::testing::TestWithParam<bool> {

@@ -16,6 +16,7 @@
 
 #include "rocksdb/db.h"
 #include "table/cuckoo_hash_table.h"
+#include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
 
 namespace rocksdb_cuckoo {
@@ -25,11 +26,7 @@ using namespace ROCKSDB_NAMESPACE;
 
 constexpr int kKeys = 100000;
 
-std::string KeyOf(int i) {
-  char buf[16];
-  snprintf(buf, sizeof(buf), "key%08d", i);
-  return buf;
-}
+std::string KeyOf(int i) { return testing::NumberedKey(i, 8); }
 
 class NoIoReadsTest : public ::testing::TestWithParam<bool> {
  protected:

@@ -15,6 +15,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/wide_columns.h"
 #include "table/cuckoo_hash_table.h"
+#include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
 
 namespace rocksdb_cuckoo {
@@ -24,11 +25,7 @@ using namespace ROCKSDB_NAMESPACE;
 
 constexpr int kKeys = 300;
 
-std::string KeyOf(int i) {
-  char buf[16];
-  snprintf(buf, sizeof(buf), "key%05d", i);
-  return buf;
-}
+std::string KeyOf(int i) { return testing::NumberedKey(i, 5); }
 
 // Every third key holds a plain value; the others an entity whose columns
 // (sorted by name, as RocksDB stores them) depend on the key, some without
