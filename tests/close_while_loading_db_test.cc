@@ -6,11 +6,9 @@
 // release build a crash. The files' reads are slowed down here so that the
 // loader is surely mid-read when the DB closes.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -21,6 +19,7 @@
 #include "rocksdb/statistics.h"
 #include "table/cuckoo_hash_table.h"
 #include "tests/db_test_helpers.h"
+#include "tests/scratch_db.h"
 #include "tests/status_assertions.h"
 
 namespace rocksdb_cuckoo {
@@ -73,9 +72,6 @@ class SlowTableReadsFileSystem : public FileSystemWrapper {
 };
 
 TEST(CloseWhileLoadingTest, ClosingStopsTheLoaderWithoutTouchingFreedStats) {
-  const std::string dir =
-      ::testing::TempDir() + "/close_while_loading_" + std::to_string(getpid());
-  std::filesystem::remove_all(dir);
   auto fs = std::make_shared<SlowTableReadsFileSystem>(FileSystem::Default());
   std::unique_ptr<Env> env = NewCompositeEnv(fs);
   Options options;
@@ -89,35 +85,29 @@ TEST(CloseWhileLoadingTest, ClosingStopsTheLoaderWithoutTouchingFreedStats) {
   table.load_in_background = true;
   options.table_factory = NewCuckooHashTableFactory(table);
 
-  DB* raw = nullptr;
-  ASSERT_OK(DB::Open(options, dir, &raw));
-  std::unique_ptr<DB> db(raw);
+  testing::ScratchDb db("close_while_loading");
+  ASSERT_OK(db.Open(options));
   for (int i = 0; i < kKeys; ++i) {
     ASSERT_OK(db->Put(WriteOptions(), KeyOf(i), ValueOf(i)));
   }
   ASSERT_OK(db->Flush(FlushOptions()));
-  db.reset();
 
   // Reopened, the file's bulk is not loaded; the first lookup loads its
   // chunks and hands the rest (several slow reads) to the loader.
-  ASSERT_OK(DB::Open(options, dir, &raw));
-  db.reset(raw);
+  ASSERT_OK(db.Open(options));
   fs->slow = true;
   std::string value;
   ASSERT_OK(db->Get(ReadOptions(), KeyOf(kKeys / 2), &value));
   EXPECT_EQ(value, ValueOf(kKeys / 2));
-  db.reset();
+  db.Close();
   fs->slow = false;
 
   // The file is intact and every key reads back.
-  ASSERT_OK(DB::Open(options, dir, &raw));
-  db.reset(raw);
+  ASSERT_OK(db.Open(options));
   for (int i = 0; i < kKeys; i += 997) {
     ASSERT_OK(db->Get(ReadOptions(), KeyOf(i), &value));
     EXPECT_EQ(value, ValueOf(i));
   }
-  db.reset();
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

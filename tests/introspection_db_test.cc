@@ -4,9 +4,7 @@
 // CompactFiles, DeleteFilesInRange, and iterators that pin their keys
 // (ReadOptions::pin_data).
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +15,7 @@
 #include "rocksdb/metadata.h"
 #include "table/cuckoo_hash_table.h"
 #include "tests/db_test_helpers.h"
+#include "tests/scratch_db.h"
 #include "tests/status_assertions.h"
 
 namespace rocksdb_cuckoo {
@@ -32,21 +31,12 @@ std::string ValueOf(int i) { return std::string(80, 'a' + i % 26); }
 class IntrospectionTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "/introspection_" + std::to_string(getpid()) +
-           (GetParam() ? "_mmap" : "");
-    std::filesystem::remove_all(dir_);
     options_.create_if_missing = true;
     options_.allow_mmap_reads = GetParam();
     options_.disable_auto_compactions = true;
     options_.memtable_factory = NewStripedHashMemTableFactory();
     options_.table_factory = NewCuckooHashTableFactory();
-    DB* raw = nullptr;
-    ASSERT_OK(DB::Open(options_, dir_, &raw));
-    db_.reset(raw);
-  }
-  void TearDown() override {
-    db_.reset();
-    std::filesystem::remove_all(dir_);
+    ASSERT_OK(db_.Open(options_));
   }
 
   // Writes keys [begin, end) and flushes them into one file.
@@ -78,9 +68,8 @@ class IntrospectionTest : public ::testing::TestWithParam<bool> {
     return bytes;
   }
 
-  std::string dir_;
   Options options_;
-  std::unique_ptr<DB> db_;
+  testing::ScratchDb db_{"introspection"};
 };
 
 TEST_P(IntrospectionTest, ApproximateSizesFollowTheKeyRange) {

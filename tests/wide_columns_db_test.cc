@@ -4,9 +4,7 @@
 // compaction, with files mapped and read into memory. Plain values read as
 // an entity of one default column, and entities as their default column.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +14,7 @@
 #include "rocksdb/wide_columns.h"
 #include "table/cuckoo_hash_table.h"
 #include "tests/db_test_helpers.h"
+#include "tests/scratch_db.h"
 #include "tests/status_assertions.h"
 
 namespace rocksdb_cuckoo {
@@ -58,20 +57,11 @@ std::string ExpectedValue(const WideColumns& columns) {
 class WideColumnsTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "/wide_columns_" + std::to_string(getpid()) +
-           (GetParam() ? "_mmap" : "");
-    std::filesystem::remove_all(dir_);
     options_.create_if_missing = true;
     options_.allow_mmap_reads = GetParam();
     options_.memtable_factory = NewStripedHashMemTableFactory();
     options_.table_factory = NewCuckooHashTableFactory();
-    DB* raw = nullptr;
-    ASSERT_OK(DB::Open(options_, dir_, &raw));
-    db_.reset(raw);
-  }
-  void TearDown() override {
-    db_.reset();
-    std::filesystem::remove_all(dir_);
+    ASSERT_OK(db_.Open(options_));
   }
 
   void ExpectAllKeys() {
@@ -100,9 +90,8 @@ class WideColumnsTest : public ::testing::TestWithParam<bool> {
     EXPECT_EQ(i, kKeys);
   }
 
-  std::string dir_;
   Options options_;
-  std::unique_ptr<DB> db_;
+  testing::ScratchDb db_{"wide_columns"};
 };
 
 TEST_P(WideColumnsTest, EntitiesReadBackFromMemtableTableAndCompaction) {

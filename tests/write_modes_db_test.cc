@@ -8,10 +8,8 @@
 // numbers the write-ahead log gave them, from the memtable and again from
 // the flushed table file.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -25,6 +23,7 @@
 #include "rocksdb/write_batch.h"
 #include "table/cuckoo_hash_table.h"
 #include "tests/db_test_helpers.h"
+#include "tests/scratch_db.h"
 #include "tests/status_assertions.h"
 
 namespace rocksdb_cuckoo {
@@ -44,8 +43,6 @@ enum class WriteMode { kPipelined, kTwoQueues, kUnordered };
 class WriteModesTest : public ::testing::TestWithParam<WriteMode> {
  protected:
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "/write_modes_" + std::to_string(getpid());
-    std::filesystem::remove_all(dir_);
     options_.create_if_missing = true;
     options_.allow_concurrent_memtable_write = true;
     options_.enable_pipelined_write = GetParam() == WriteMode::kPipelined;
@@ -54,13 +51,7 @@ class WriteModesTest : public ::testing::TestWithParam<WriteMode> {
     options_.memtable_factory = NewStripedHashMemTableFactory();
     options_.table_factory = NewCuckooHashTableFactory();
     options_.merge_operator = std::make_shared<testing::CommaAppendOperator>();
-    DB* raw = nullptr;
-    ASSERT_OK(DB::Open(options_, dir_, &raw));
-    db_.reset(raw);
-  }
-  void TearDown() override {
-    db_.reset();
-    std::filesystem::remove_all(dir_);
+    ASSERT_OK(db_.Open(options_));
   }
 
   // Each key's operands, in sequence number order, as the log has them.
@@ -108,9 +99,8 @@ class WriteModesTest : public ::testing::TestWithParam<WriteMode> {
     }
   }
 
-  std::string dir_;
   Options options_;
-  std::unique_ptr<DB> db_;
+  testing::ScratchDb db_{"write_modes"};
 };
 
 TEST_P(WriteModesTest, ConcurrentWritersVersionsStayInSequenceOrder) {
