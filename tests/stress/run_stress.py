@@ -72,6 +72,11 @@ FIXED = {
     # flush waits forever (seen in 7.8.3 with any Env; the same code is in
     # 9.10's MemTableList::PickMemtablesToFlush).
     "min_write_buffer_number_to_merge": 1,
+    # Off by default. On, RocksDB's file readers record every read in the
+    # column family's histograms, which a DB close frees before it closes
+    # the family's tables: what a table reads in the background must not
+    # use them (our loader once did), and reopens under load check that.
+    "statistics": 1,
 }
 
 # And with RocksDB 7:
