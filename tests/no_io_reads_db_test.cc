@@ -5,10 +5,8 @@
 // still start the background load. A mapped file answers them at once, as
 // RocksDB's mmap-only formats do.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -17,6 +15,7 @@
 #include "rocksdb/db.h"
 #include "table/cuckoo_hash_table.h"
 #include "tests/db_test_helpers.h"
+#include "tests/scratch_db.h"
 #include "tests/status_assertions.h"
 
 namespace rocksdb_cuckoo {
@@ -31,34 +30,24 @@ std::string KeyOf(int i) { return testing::NumberedKey(i, 8); }
 class NoIoReadsTest : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "/no_io_reads_" + std::to_string(getpid());
-    std::filesystem::remove_all(dir_);
     options_.create_if_missing = true;
     options_.allow_mmap_reads = GetParam();
     CuckooHashTableOptions table;
     // Once a lookup reaches the file, the rest loads in the background.
     table.load_in_background = true;
     options_.table_factory = NewCuckooHashTableFactory(table);
-    DB* raw = nullptr;
-    ASSERT_OK(DB::Open(options_, dir_, &raw));
+    ASSERT_OK(db_.Open(options_));
     for (int i = 0; i < kKeys; ++i) {
-      ASSERT_OK(raw->Put(WriteOptions(), KeyOf(i), "value" + KeyOf(i)));
+      ASSERT_OK(db_->Put(WriteOptions(), KeyOf(i), "value" + KeyOf(i)));
     }
-    ASSERT_OK(raw->Flush(FlushOptions()));
-    delete raw;
+    ASSERT_OK(db_->Flush(FlushOptions()));
     // Reopened: the table file is open, its bulk not read yet.
-    ASSERT_OK(DB::Open(options_, dir_, &raw));
-    db_.reset(raw);
+    ASSERT_OK(db_.Open(options_));
     no_io_.read_tier = kBlockCacheTier;
   }
-  void TearDown() override {
-    db_.reset();
-    std::filesystem::remove_all(dir_);
-  }
 
-  std::string dir_;
   Options options_;
-  std::unique_ptr<DB> db_;
+  testing::ScratchDb db_{"no_io_reads"};
   ReadOptions no_io_;
 };
 

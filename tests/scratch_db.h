@@ -42,7 +42,6 @@ class ScratchDb {
 
   ROCKSDB_NAMESPACE::DB* operator->() const { return db_.get(); }
   ROCKSDB_NAMESPACE::DB* get() const { return db_.get(); }
-  const std::string& dir() const { return dir_; }
 
  private:
   const std::string dir_;
