@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "db/dbformat.h"
 #include "file/writable_file_writer.h"
@@ -66,7 +68,6 @@ CuckooHashTableBuilder::CuckooHashTableBuilder(
   properties_.compression_name = "NoCompression";
   properties_.oldest_key_time = tbo.oldest_key_time;
   properties_.file_creation_time = tbo.file_creation_time;
-  properties_.creation_time = tbo.file_creation_time;
 
   SetVersionSpecificProperties(tbo, &properties_);
   std::string collector_names;
@@ -157,8 +158,22 @@ void CuckooHashTableBuilder::Add(const Slice& key, const Slice& value) {
   }
   if (!status_.ok()) return;
   CountInProperties(parsed.type, key, value);
+  CountSequence(parsed.sequence, &properties_);
   NotifyCollectTableCollectorsOnAdd(key, value, data_bytes_, collectors_,
                                     ioptions_.logger);
+}
+
+bool CuckooHashTableBuilder::NeedCompact() const {
+  for (const auto& collector : collectors_) {
+    if (collector->NeedCompact()) return true;
+  }
+  return false;
+}
+
+void CuckooHashTableBuilder::SetTimeProperties(
+    std::string encoded_seqno_to_time_mapping, uint64_t oldest_ancestor_time) {
+  properties_.seqno_to_time_mapping = std::move(encoded_seqno_to_time_mapping);
+  properties_.creation_time = oldest_ancestor_time;
 }
 
 void CuckooHashTableBuilder::AddRangeTombstone(const Slice& key,

@@ -20,7 +20,7 @@
 
 namespace rocksdb_cuckoo {
 
-class CuckooHashTableBuilder : public ROCKSDB_NAMESPACE::TableBuilder {
+class CuckooHashTableBuilder : public VersionNeutralTableBuilder {
  public:
   CuckooHashTableBuilder(
       const ROCKSDB_NAMESPACE::TableBuilderOptions& builder_options,
@@ -46,6 +46,14 @@ class CuckooHashTableBuilder : public ROCKSDB_NAMESPACE::TableBuilder {
   }
   std::string GetFileChecksum() const override;
   const char* GetFileChecksumFuncName() const override;
+  // Whether a property collector asks for this file to be compacted again
+  // (RocksDB's CompactOnDeletionCollector, for one, once it sees many
+  // deletions).
+  bool NeedCompact() const override;
+
+ protected:
+  void SetTimeProperties(std::string encoded_seqno_to_time_mapping,
+                         uint64_t oldest_ancestor_time) override;
 
  private:
   // Appends to the file and to the checksum of the current region.

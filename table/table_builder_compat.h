@@ -2,7 +2,10 @@
 // builder calls, kept here so the builder itself is version-neutral.
 #pragma once
 
+#include <algorithm>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "file/writable_file_writer.h"
@@ -39,14 +42,56 @@ inline void CreatePropertyCollectors(
   }
 }
 
+// A TableBuilder whose version-dependent virtuals forward to version-neutral
+// ones, which the builder implements.
+class VersionNeutralTableBuilder : public ROCKSDB_NAMESPACE::TableBuilder {
+ public:
+  // Flushes and compactions hand over the file's oldest ancestor time and
+  // the seqno-to-time pairs its entries span, for table properties that
+  // TTL, FIFO and tiering decisions read back.
+#if ROCKSDB_MAJOR >= 9
+  void SetSeqnoTimeTableProperties(
+      const ROCKSDB_NAMESPACE::SeqnoToTimeMapping& relevant_mapping,
+      uint64_t oldest_ancestor_time) override {
+    std::string encoded;
+    relevant_mapping.EncodeTo(encoded);
+    SetTimeProperties(std::move(encoded), oldest_ancestor_time);
+  }
+#else
+  void SetSeqnoTimeTableProperties(const std::string& encoded_mapping,
+                                   uint64_t oldest_ancestor_time) override {
+    SetTimeProperties(encoded_mapping, oldest_ancestor_time);
+  }
+#endif
+
+ protected:
+  virtual void SetTimeProperties(std::string encoded_seqno_to_time_mapping,
+                                 uint64_t oldest_ancestor_time) = 0;
+};
+
 // Properties that only 9.x's TableProperties carries.
 inline void SetVersionSpecificProperties(
     const ROCKSDB_NAMESPACE::TableBuilderOptions& tbo,
     ROCKSDB_NAMESPACE::TableProperties* properties) {
 #if ROCKSDB_MAJOR >= 9
   properties->newest_key_time = static_cast<uint64_t>(tbo.newest_key_time);
+  // Known from here on (UINT64_MAX means unknown): raised by CountSequence.
+  properties->key_largest_seqno = 0;
 #else
   (void)tbo;
+  (void)properties;
+#endif
+}
+
+// 9.x records the largest sequence number among a file's entries; ingesting
+// a DB's own files checks it instead of reading every key.
+inline void CountSequence(ROCKSDB_NAMESPACE::SequenceNumber sequence,
+                          ROCKSDB_NAMESPACE::TableProperties* properties) {
+#if ROCKSDB_MAJOR >= 9
+  properties->key_largest_seqno =
+      std::max(properties->key_largest_seqno, sequence);
+#else
+  (void)sequence;
   (void)properties;
 #endif
 }

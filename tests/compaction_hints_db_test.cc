@@ -1,0 +1,272 @@
+// What RocksDB's compaction and TTL logic read back from a table builder,
+// checked against BlockBasedTable on the same operations: a property
+// collector's request to compact a file (RocksDB's CompactOnDeletionCollector
+// marks files full of deletions), and the time properties flushes and
+// compactions hand over (creation_time, the oldest ancestor time that a
+// file's age falls back to and FIFO's TTL reads, and the seqno-to-time mapping
+// behind preserve_internal_time_seconds and last-level tiering); on 9.x also
+// the largest sequence number, which ingesting a DB's own files checks.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "env/composite_env_wrapper.h"
+#include "memtable/striped_hash_memtable.h"
+#include "rocksdb/db.h"
+#include "rocksdb/listener.h"
+#include "rocksdb/metadata.h"
+#include "rocksdb/system_clock.h"
+#include "rocksdb/table.h"
+#include "rocksdb/table_properties.h"
+#include "rocksdb/utilities/table_properties_collectors.h"
+#include "table/cuckoo_hash_table.h"
+#include "tests/db_test_helpers.h"
+#include "tests/scratch_db.h"
+#include "tests/status_assertions.h"
+
+namespace rocksdb_cuckoo {
+namespace {
+
+using namespace ROCKSDB_NAMESPACE;
+
+std::string KeyOf(int i) { return testing::NumberedKey(i, 6); }
+
+// Wall-clock seconds as the test sets them (RocksDB stamps files with
+// these), so that two flushes can be hours apart without waiting.
+class SettableClock : public SystemClockWrapper {
+ public:
+  explicit SettableClock(int64_t seconds)
+      : SystemClockWrapper(SystemClock::Default()), seconds_(seconds) {}
+  const char* Name() const override { return "SettableClock"; }
+  Status GetCurrentTime(int64_t* unix_time) override {
+    *unix_time = seconds_.load();
+    return Status::OK();
+  }
+  void Advance(int64_t seconds) { seconds_ += seconds; }
+
+ private:
+  std::atomic<int64_t> seconds_;
+};
+
+constexpr int64_t kStartTime = 1700000000;
+
+enum class Format { kCuckooMmap, kCuckooPread, kBlockBased };
+
+std::string FormatName(const ::testing::TestParamInfo<Format>& info) {
+  switch (info.param) {
+    case Format::kCuckooMmap:
+      return "CuckooMmap";
+    case Format::kCuckooPread:
+      return "CuckooPread";
+    case Format::kBlockBased:
+      return "BlockBased";
+  }
+  return "";
+}
+
+// A DB whose tables are in `format`, with its own settable clock.
+class FormatDb {
+ public:
+  explicit FormatDb(Format format, const std::string& name)
+      : clock_(std::make_shared<SettableClock>(kStartTime)),
+        env_(Env::Default(), clock_),
+        db_(name) {
+    options.create_if_missing = true;
+    options.env = &env_;
+    options.disable_auto_compactions = true;
+    if (format == Format::kBlockBased) {
+      options.table_factory.reset(NewBlockBasedTableFactory());
+    } else {
+      options.allow_mmap_reads = format == Format::kCuckooMmap;
+      options.memtable_factory = NewStripedHashMemTableFactory();
+      options.table_factory = NewCuckooHashTableFactory();
+    }
+  }
+
+  Status Open() { return db_.Open(options); }
+  DB* operator->() const { return db_.get(); }
+  void Advance(int64_t seconds) { clock_->Advance(seconds); }
+
+  // Writes keys [begin, end) and flushes them into one file.
+  void WriteFile(int begin, int end) {
+    for (int i = begin; i < end; i++) {
+      ASSERT_OK(db_->Put(WriteOptions(), KeyOf(i), "value" + KeyOf(i)));
+    }
+    ASSERT_OK(db_->Flush(FlushOptions()));
+  }
+
+  uint64_t CompactionPending() {
+    uint64_t pending = 0;
+    EXPECT_TRUE(
+        db_->GetIntProperty(DB::Properties::kCompactionPending, &pending));
+    return pending;
+  }
+
+  // The table properties of the DB's only file.
+  std::shared_ptr<const TableProperties> OnlyFileProperties() {
+    TablePropertiesCollection collection;
+    EXPECT_OK(db_->GetPropertiesOfAllTables(&collection));
+    EXPECT_EQ(collection.size(), 1u);
+    return collection.empty() ? std::make_shared<const TableProperties>()
+                              : collection.begin()->second;
+  }
+
+  Options options;
+
+ private:
+  std::shared_ptr<SettableClock> clock_;
+  CompositeEnvWrapper env_;
+  testing::ScratchDb db_;
+};
+
+class CompactionHintsTest : public ::testing::TestWithParam<Format> {
+ protected:
+  FormatDb db_{GetParam(), "compaction_hints"};
+};
+
+// Records the reasons of the compactions that ran.
+class CompactionReasons : public EventListener {
+ public:
+  void OnCompactionCompleted(DB*, const CompactionJobInfo& info) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    reasons_.push_back(info.compaction_reason);
+    changed_.notify_all();
+  }
+  bool WaitFor(CompactionReason reason) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return changed_.wait_for(lock, std::chrono::seconds(60), [&] {
+      for (CompactionReason seen : reasons_) {
+        if (seen == reason) return true;
+      }
+      return false;
+    });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::vector<CompactionReason> reasons_;
+};
+
+TEST_P(CompactionHintsTest, FileOfDeletionsIsMarkedAndCompacted) {
+  auto reasons = std::make_shared<CompactionReasons>();
+  db_.options.listeners.push_back(reasons);
+  db_.options.table_properties_collector_factories.push_back(
+      NewCompactOnDeletionCollectorFactory(/*sliding_window_size=*/100,
+                                           /*deletion_trigger=*/50));
+  ASSERT_OK(db_.Open());
+
+  // Two files below the L0 trigger (4): nothing to compact yet.
+  db_.WriteFile(0, 1000);
+  db_.WriteFile(1000, 2000);
+  EXPECT_EQ(db_.CompactionPending(), 0u);
+
+  // A file of deletions only: the collector asks for its compaction.
+  for (int i = 0; i < 500; i++) {
+    ASSERT_OK(db_->Delete(WriteOptions(), KeyOf(i)));
+  }
+  ASSERT_OK(db_->Flush(FlushOptions()));
+  ASSERT_EQ(db_.CompactionPending(), 1u);
+
+  // Once compactions may run, RocksDB compacts the marked file by itself.
+  ASSERT_OK(db_->SetOptions({{"disable_auto_compactions", "false"}}));
+  EXPECT_TRUE(reasons->WaitFor(CompactionReason::kFilesMarkedForCompaction));
+  std::string value;
+  EXPECT_TRUE(db_->Get(ReadOptions(), KeyOf(10), &value).IsNotFound());
+  ASSERT_OK(db_->Get(ReadOptions(), KeyOf(1500), &value));
+  EXPECT_EQ(value, "value" + KeyOf(1500));
+}
+
+TEST_P(CompactionHintsTest, CreationTimeIsTheOldestAncestorTime) {
+  ASSERT_OK(db_.Open());
+  db_.WriteFile(0, 100);
+  db_.Advance(3600);
+  db_.WriteFile(50, 150);  // overlaps: the compaction merges, not moves
+  db_.Advance(3600);
+  ASSERT_OK(db_->CompactRange(CompactRangeOptions(), nullptr, nullptr));
+
+  // One file, written two hours after its oldest input was.
+  std::vector<LiveFileMetaData> files;
+  db_->GetLiveFilesMetaData(&files);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].file_creation_time, uint64_t{kStartTime + 7200});
+  EXPECT_EQ(files[0].oldest_ancester_time, uint64_t{kStartTime});
+  const auto properties = db_.OnlyFileProperties();
+  EXPECT_EQ(properties->creation_time, uint64_t{kStartTime});
+  EXPECT_EQ(properties->file_creation_time, uint64_t{kStartTime + 7200});
+
+  // And so after a reopen, from the file alone.
+  ASSERT_OK(db_.Open());
+  EXPECT_EQ(db_.OnlyFileProperties()->creation_time, uint64_t{kStartTime});
+}
+
+// FIFO drops files older than its TTL. RocksDB takes `ttl` (and
+// `periodic_compaction_seconds`) only with its block-based tables; with any
+// other table factory DB::Open refuses them rather than ignore them.
+TEST_P(CompactionHintsTest, FifoTtlDropsOldFilesOrIsRefusedAtOpen) {
+  db_.options.compaction_style = kCompactionStyleFIFO;
+  db_.options.ttl = 3600;
+  db_.options.compaction_options_fifo.max_table_files_size = 1ull << 40;
+  if (GetParam() != Format::kBlockBased) {
+    const Status refused = db_.Open();
+    EXPECT_TRUE(refused.IsNotSupported()) << refused.ToString();
+    EXPECT_NE(refused.ToString().find("TTL"), std::string::npos);
+    return;
+  }
+  ASSERT_OK(db_.Open());
+  db_.WriteFile(0, 100);
+  db_.Advance(1800);
+  db_.WriteFile(100, 200);
+  db_.Advance(1800 + 60);  // the first file is past the TTL, the second not
+  db_.WriteFile(200, 300);
+  ASSERT_OK(db_->CompactRange(CompactRangeOptions(), nullptr, nullptr));
+  std::string value;
+  EXPECT_TRUE(db_->Get(ReadOptions(), KeyOf(50), &value).IsNotFound());
+  EXPECT_OK(db_->Get(ReadOptions(), KeyOf(150), &value));
+  EXPECT_OK(db_->Get(ReadOptions(), KeyOf(250), &value));
+}
+
+#if ROCKSDB_MAJOR >= 9
+TEST_P(CompactionHintsTest, LargestSequenceNumberIsRecorded) {
+  ASSERT_OK(db_.Open());
+  db_.WriteFile(0, 100);  // sequence numbers 1 to 100
+  EXPECT_EQ(db_.OnlyFileProperties()->key_largest_seqno, 100u);
+}
+#endif
+
+INSTANTIATE_TEST_SUITE_P(Formats, CompactionHintsTest,
+                         ::testing::Values(Format::kBlockBased,
+                                           Format::kCuckooMmap,
+                                           Format::kCuckooPread),
+                         FormatName);
+
+// The mapping of a compaction output, from two flushes an hour apart.
+std::string SeqnoToTimeMapping(Format format) {
+  FormatDb db(format, "seqno_to_time");
+  db.options.preserve_internal_time_seconds = 1000000;
+  EXPECT_OK(db.Open());
+  db.WriteFile(0, 100);
+  db.Advance(3600);
+  db.WriteFile(50, 150);
+  EXPECT_OK(db->CompactRange(CompactRangeOptions(), nullptr, nullptr));
+  return db.OnlyFileProperties()->seqno_to_time_mapping;
+}
+
+TEST(SeqnoToTimeMappingTest, KeptByteForByteAsBlockBasedTableKeepsIt) {
+  const std::string block_based = SeqnoToTimeMapping(Format::kBlockBased);
+#if ROCKSDB_MAJOR >= 9
+  // 9.x fills a new DB's mapping at open, so every file has one.
+  EXPECT_FALSE(block_based.empty());
+#endif
+  EXPECT_EQ(SeqnoToTimeMapping(Format::kCuckooMmap), block_based);
+  EXPECT_EQ(SeqnoToTimeMapping(Format::kCuckooPread), block_based);
+}
+
+}  // namespace
+}  // namespace rocksdb_cuckoo
