@@ -1,6 +1,7 @@
 #include "table/cuckoo_hash_table_reader.h"
 
 #include <algorithm>
+#include <string>
 
 #include "db/range_tombstone_fragmenter.h"
 #include "file/random_access_file_reader.h"
@@ -14,12 +15,40 @@
 #include "table/meta_blocks.h"
 #include "table/multiget_context.h"
 #include "table/table_builder.h"
+#include "table/unique_id_impl.h"
 #include "util/checksum.h"
 #include "util/vector_iterator.h"
 
 namespace rocksdb_cuckoo {
 
 using namespace ROCKSDB_NAMESPACE;
+
+namespace {
+
+// The MANIFEST lists each file's unique ID, derived from the DB id, session
+// id and file number the file was written with, which its properties keep.
+// A file that does not carry the ID listed for its number was overwritten or
+// put in the wrong place: reading it would answer with another file's data.
+Status CheckUniqueId(const TableProperties& properties,
+                     const TableReaderOptions& options) {
+  // Not known: an older MANIFEST, a tool, or
+  // verify_sst_unique_id_in_manifest=false.
+  if (options.unique_id == kNullUniqueId64x2) return Status::OK();
+  UniqueId64x2 actual{};
+  Status s = GetSstInternalUniqueId(properties.db_id, properties.db_session_id,
+                                    properties.orig_file_number, &actual,
+                                    /*force=*/true);
+  if (!s.ok() || actual == options.unique_id) return s;
+  UniqueId64x2 expected = options.unique_id;
+  return Status::Corruption(
+      "CuckooHashTable: unique ID mismatch on table file " +
+      std::to_string(options.cur_file_num) +
+      " (overwritten or misplaced): the MANIFEST lists " +
+      InternalUniqueIdToHumanString(&expected) + ", the file holds " +
+      InternalUniqueIdToHumanString(&actual));
+}
+
+}  // namespace
 
 Status CuckooHashTableReader::Open(
     const ReadOptions& read_options, const TableReaderOptions& options,
@@ -88,6 +117,8 @@ Status CuckooHashTableReader::Open(
   std::unique_ptr<TableProperties> properties;
   s = ReadProperties(memory->file(), file_size, kCuckooHashTableMagicNumber,
                      options.ioptions, read_options, &properties);
+  if (!s.ok()) return s;
+  s = CheckUniqueId(*properties, options);
   if (!s.ok()) return s;
   // The checksum forgave the field it found; it must be the one RocksDB
   // reads (and ingestion writes).

@@ -1,0 +1,120 @@
+// A table file overwritten by another DB's file of the same number and size
+// (a restore into the wrong directory, a copy gone astray): RocksDB's
+// MANIFEST lists each file's unique ID, and the file's own properties must
+// carry it, or reads fail with Corruption instead of answering with the
+// other DB's data. Checked against BlockBasedTable, which verifies the same.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "memtable/striped_hash_memtable.h"
+#include "rocksdb/db.h"
+#include "rocksdb/metadata.h"
+#include "rocksdb/table.h"
+#include "table/cuckoo_hash_table.h"
+#include "tests/db_test_helpers.h"
+#include "tests/scratch_db.h"
+#include "tests/status_assertions.h"
+
+namespace rocksdb_cuckoo {
+namespace {
+
+using namespace ROCKSDB_NAMESPACE;
+
+constexpr int kKeys = 1000;
+
+std::string KeyOf(int i) { return testing::NumberedKey(i, 6); }
+
+enum class Format { kCuckooMmap, kCuckooPread, kBlockBased };
+
+std::string FormatName(const ::testing::TestParamInfo<Format>& info) {
+  switch (info.param) {
+    case Format::kCuckooMmap:
+      return "CuckooMmap";
+    case Format::kCuckooPread:
+      return "CuckooPread";
+    case Format::kBlockBased:
+      return "BlockBased";
+  }
+  return "";
+}
+
+class MisplacedFileTest : public ::testing::TestWithParam<Format> {
+ protected:
+  MisplacedFileTest() {
+    options_.create_if_missing = true;
+    options_.compression = kNoCompression;  // same sizes, whatever the data
+    if (GetParam() == Format::kBlockBased) {
+      options_.table_factory.reset(NewBlockBasedTableFactory());
+    } else {
+      options_.allow_mmap_reads = GetParam() == Format::kCuckooMmap;
+      options_.memtable_factory = NewStripedHashMemTableFactory();
+      options_.table_factory = NewCuckooHashTableFactory();
+    }
+  }
+
+  // One file of kKeys keys, every value `fill` repeated; returns its path.
+  std::string WriteOneFile(testing::ScratchDb* db, char fill) {
+    EXPECT_OK(db->Open(options_));
+    for (int i = 0; i < kKeys; i++) {
+      EXPECT_OK((*db)->Put(WriteOptions(), KeyOf(i), std::string(50, fill)));
+    }
+    EXPECT_OK((*db)->Flush(FlushOptions()));
+    std::vector<LiveFileMetaData> files;
+    (*db)->GetLiveFilesMetaData(&files);
+    EXPECT_EQ(files.size(), 1u);
+    return files.empty() ? "" : files[0].db_path + files[0].name;
+  }
+
+  Options options_;
+};
+
+TEST_P(MisplacedFileTest, AnotherDbsFileIsCorruptionNotItsData) {
+  testing::ScratchDb ours("misplaced_ours");
+  testing::ScratchDb other("misplaced_other");
+  const std::string our_file = WriteOneFile(&ours, 'o');
+  const std::string other_file = WriteOneFile(&other, 'x');
+  ours.Close();
+  other.Close();
+  // Same number, same size: only the file's identity tells them apart.
+  ASSERT_EQ(our_file.substr(our_file.rfind('/')),
+            other_file.substr(other_file.rfind('/')));
+  const std::string foreign = testing::ReadWholeFile(other_file);
+  ASSERT_EQ(foreign.size(), testing::ReadWholeFile(our_file).size());
+  ASSERT_TRUE(testing::WriteWholeFile(our_file, foreign));
+
+  // With every file opened at DB::Open (max_open_files=-1, the default) the
+  // open fails; with a table cache, the first read of the file does.
+  for (int max_open_files : {-1, 100}) {
+    SCOPED_TRACE(max_open_files);
+    options_.max_open_files = max_open_files;
+    const Status open = ours.Open(options_);
+    Status read = open;
+    if (open.ok()) {
+      std::string value;
+      read = ours->Get(ReadOptions(), KeyOf(7), &value);
+      EXPECT_NE(value, std::string(50, 'x')) << "read the other DB's value";
+    }
+    EXPECT_TRUE(read.IsCorruption()) << read.ToString();
+    EXPECT_NE(read.ToString().find("nique ID"), std::string::npos)
+        << read.ToString();
+  }
+
+  // The check can be turned off, as RocksDB's option says; then the file is
+  // read as what it is.
+  options_.verify_sst_unique_id_in_manifest = false;
+  ASSERT_OK(ours.Open(options_));
+  std::string value;
+  ASSERT_OK(ours->Get(ReadOptions(), KeyOf(7), &value));
+  EXPECT_EQ(value, std::string(50, 'x'));
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, MisplacedFileTest,
+                         ::testing::Values(Format::kBlockBased,
+                                           Format::kCuckooMmap,
+                                           Format::kCuckooPread),
+                         FormatName);
+
+}  // namespace
+}  // namespace rocksdb_cuckoo
