@@ -17,18 +17,16 @@
 #include <vector>
 
 #include "env/composite_env_wrapper.h"
-#include "memtable/striped_hash_memtable.h"
 #include "rocksdb/db.h"
 #include "rocksdb/listener.h"
 #include "rocksdb/metadata.h"
 #include "rocksdb/system_clock.h"
-#include "rocksdb/table.h"
 #include "rocksdb/table_properties.h"
 #include "rocksdb/utilities/table_properties_collectors.h"
-#include "table/cuckoo_hash_table.h"
 #include "tests/db_test_helpers.h"
 #include "tests/scratch_db.h"
 #include "tests/status_assertions.h"
+#include "tests/table_formats.h"
 
 namespace rocksdb_cuckoo {
 namespace {
@@ -56,37 +54,19 @@ class SettableClock : public SystemClockWrapper {
 
 constexpr int64_t kStartTime = 1700000000;
 
-enum class Format { kCuckooMmap, kCuckooPread, kBlockBased };
-
-std::string FormatName(const ::testing::TestParamInfo<Format>& info) {
-  switch (info.param) {
-    case Format::kCuckooMmap:
-      return "CuckooMmap";
-    case Format::kCuckooPread:
-      return "CuckooPread";
-    case Format::kBlockBased:
-      return "BlockBased";
-  }
-  return "";
-}
+using testing::TableFormat;
 
 // A DB whose tables are in `format`, with its own settable clock.
 class FormatDb {
  public:
-  explicit FormatDb(Format format, const std::string& name)
+  explicit FormatDb(TableFormat format, const std::string& name)
       : clock_(std::make_shared<SettableClock>(kStartTime)),
         env_(Env::Default(), clock_),
         db_(name) {
     options.create_if_missing = true;
     options.env = &env_;
     options.disable_auto_compactions = true;
-    if (format == Format::kBlockBased) {
-      options.table_factory.reset(NewBlockBasedTableFactory());
-    } else {
-      options.allow_mmap_reads = format == Format::kCuckooMmap;
-      options.memtable_factory = NewStripedHashMemTableFactory();
-      options.table_factory = NewCuckooHashTableFactory();
-    }
+    testing::UseTableFormat(format, &options);
   }
 
   Status Open() { return db_.Open(options); }
@@ -125,7 +105,7 @@ class FormatDb {
   testing::ScratchDb db_;
 };
 
-class CompactionHintsTest : public ::testing::TestWithParam<Format> {
+class CompactionHintsTest : public ::testing::TestWithParam<TableFormat> {
  protected:
   FormatDb db_{GetParam(), "compaction_hints"};
 };
@@ -213,7 +193,7 @@ TEST_P(CompactionHintsTest, FifoTtlDropsOldFilesOrIsRefusedAtOpen) {
   db_.options.compaction_style = kCompactionStyleFIFO;
   db_.options.ttl = 3600;
   db_.options.compaction_options_fifo.max_table_files_size = 1ull << 40;
-  if (GetParam() != Format::kBlockBased) {
+  if (GetParam() != TableFormat::kBlockBased) {
     const Status refused = db_.Open();
     EXPECT_TRUE(refused.IsNotSupported()) << refused.ToString();
     EXPECT_NE(refused.ToString().find("TTL"), std::string::npos);
@@ -240,14 +220,11 @@ TEST_P(CompactionHintsTest, LargestSequenceNumberIsRecorded) {
 }
 #endif
 
-INSTANTIATE_TEST_SUITE_P(Formats, CompactionHintsTest,
-                         ::testing::Values(Format::kBlockBased,
-                                           Format::kCuckooMmap,
-                                           Format::kCuckooPread),
-                         FormatName);
+INSTANTIATE_TEST_SUITE_P(Formats, CompactionHintsTest, testing::kTableFormats,
+                         testing::TableFormatName);
 
 // The mapping of a compaction output, from two flushes an hour apart.
-std::string SeqnoToTimeMapping(Format format) {
+std::string SeqnoToTimeMapping(TableFormat format) {
   FormatDb db(format, "seqno_to_time");
   db.options.preserve_internal_time_seconds = 1000000;
   EXPECT_OK(db.Open());
@@ -259,13 +236,13 @@ std::string SeqnoToTimeMapping(Format format) {
 }
 
 TEST(SeqnoToTimeMappingTest, KeptByteForByteAsBlockBasedTableKeepsIt) {
-  const std::string block_based = SeqnoToTimeMapping(Format::kBlockBased);
+  const std::string block_based = SeqnoToTimeMapping(TableFormat::kBlockBased);
 #if ROCKSDB_MAJOR >= 9
   // 9.x fills a new DB's mapping at open, so every file has one.
   EXPECT_FALSE(block_based.empty());
 #endif
-  EXPECT_EQ(SeqnoToTimeMapping(Format::kCuckooMmap), block_based);
-  EXPECT_EQ(SeqnoToTimeMapping(Format::kCuckooPread), block_based);
+  EXPECT_EQ(SeqnoToTimeMapping(TableFormat::kCuckooMmap), block_based);
+  EXPECT_EQ(SeqnoToTimeMapping(TableFormat::kCuckooPread), block_based);
 }
 
 }  // namespace

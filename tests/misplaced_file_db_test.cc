@@ -8,14 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "memtable/striped_hash_memtable.h"
 #include "rocksdb/db.h"
 #include "rocksdb/metadata.h"
-#include "rocksdb/table.h"
-#include "table/cuckoo_hash_table.h"
 #include "tests/db_test_helpers.h"
 #include "tests/scratch_db.h"
 #include "tests/status_assertions.h"
+#include "tests/table_formats.h"
 
 namespace rocksdb_cuckoo {
 namespace {
@@ -26,32 +24,14 @@ constexpr int kKeys = 1000;
 
 std::string KeyOf(int i) { return testing::NumberedKey(i, 6); }
 
-enum class Format { kCuckooMmap, kCuckooPread, kBlockBased };
+using testing::TableFormat;
 
-std::string FormatName(const ::testing::TestParamInfo<Format>& info) {
-  switch (info.param) {
-    case Format::kCuckooMmap:
-      return "CuckooMmap";
-    case Format::kCuckooPread:
-      return "CuckooPread";
-    case Format::kBlockBased:
-      return "BlockBased";
-  }
-  return "";
-}
-
-class MisplacedFileTest : public ::testing::TestWithParam<Format> {
+class MisplacedFileTest : public ::testing::TestWithParam<TableFormat> {
  protected:
   MisplacedFileTest() {
     options_.create_if_missing = true;
     options_.compression = kNoCompression;  // same sizes, whatever the data
-    if (GetParam() == Format::kBlockBased) {
-      options_.table_factory.reset(NewBlockBasedTableFactory());
-    } else {
-      options_.allow_mmap_reads = GetParam() == Format::kCuckooMmap;
-      options_.memtable_factory = NewStripedHashMemTableFactory();
-      options_.table_factory = NewCuckooHashTableFactory();
-    }
+    testing::UseTableFormat(GetParam(), &options_);
   }
 
   // One file of kKeys keys, every value `fill` repeated; returns its path.
@@ -110,11 +90,8 @@ TEST_P(MisplacedFileTest, AnotherDbsFileIsCorruptionNotItsData) {
   EXPECT_EQ(value, std::string(50, 'x'));
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, MisplacedFileTest,
-                         ::testing::Values(Format::kBlockBased,
-                                           Format::kCuckooMmap,
-                                           Format::kCuckooPread),
-                         FormatName);
+INSTANTIATE_TEST_SUITE_P(Formats, MisplacedFileTest, testing::kTableFormats,
+                         testing::TableFormatName);
 
 }  // namespace
 }  // namespace rocksdb_cuckoo
