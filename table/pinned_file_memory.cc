@@ -46,12 +46,24 @@ void MarkLoadable(char* begin, uint64_t size) {
 
 Status PinnedFileMemory::Open(
     std::unique_ptr<RandomAccessFileReader>&& file, uint64_t file_size,
-    const ROCKSDB_NAMESPACE::ReadOptions& read_options, bool mmap,
+    const ROCKSDB_NAMESPACE::ReadOptions& read_options, bool allow_mmap_reads,
     PinnedFileMemory** memory) {
   std::unique_ptr<PinnedFileMemory, void (*)(PinnedFileMemory*)> m(
       new PinnedFileMemory(), [](PinnedFileMemory* p) { delete p; });
   m->size_ = file_size;
-  if (mmap) {
+  bool mapped = false;
+  if (allow_mmap_reads && file_size > 0) {
+    // A mapped file answers a read with a pointer into its mapping; any
+    // other file copies into the caller's buffer (and reading the whole
+    // file into no buffer would fail, or worse).
+    char probe_buffer[1];
+    Slice probe;
+    IOStatus s =
+        ReadFileRange(file.get(), read_options, 0, 1, &probe, probe_buffer);
+    if (!s.ok()) return std::move(s);
+    mapped = probe.size() == 1 && probe.data() != probe_buffer;
+  }
+  if (mapped) {
     Slice contents;
     IOStatus s =
         ReadFileRange(file.get(), read_options, 0, file_size, &contents,

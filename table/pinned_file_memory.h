@@ -33,13 +33,14 @@ namespace rocksdb_cuckoo {
 
 class PinnedFileMemory {
  public:
-  // Maps the whole file when `mmap` (the file was opened with
-  // allow_mmap_reads); otherwise reserves a buffer for it that holds no
-  // file bytes until Load() reads them.
+  // Uses the file's own mapping when `allow_mmap_reads` is set and the file
+  // really is mapped (RepairDB, for one, opens table files without a
+  // mapping whatever the option says); otherwise reserves a buffer for it
+  // that holds no file bytes until Load() reads them.
   static ROCKSDB_NAMESPACE::Status Open(
       std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader>&& file,
       uint64_t file_size, const ROCKSDB_NAMESPACE::ReadOptions& read_options,
-      bool mmap, PinnedFileMemory** memory);
+      bool allow_mmap_reads, PinnedFileMemory** memory);
 
   // Lets the buffer use huge pages, where the kernel allows (THP "madvise"
   // or "always"), in the 2 MiB windows wholly before `end` that do not
