@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/metadata.h"
 #include "tests/db_test_helpers.h"
+#include "tests/model_reads.h"
 #include "tests/scratch_db.h"
 #include "tests/status_assertions.h"
 #include "tests/table_formats.h"
@@ -54,53 +54,12 @@ class BlobFilesTest : public ::testing::TestWithParam<TableFormat> {
     model_[KeyOf(i)] = ValueOf(i, version);
   }
 
-  // Every key of the model (and a few absent ones) through Get, MultiGet
-  // and iterators in both directions.
+  // Every key of the model, and a few absent ones.
   void ExpectModel(const char* where) {
     SCOPED_TRACE(where);
-    for (int i = 0; i < kKeys + 10; i++) {
-      std::string value;
-      const Status s = db_->Get(ReadOptions(), KeyOf(i), &value);
-      const auto it = model_.find(KeyOf(i));
-      if (it == model_.end()) {
-        EXPECT_TRUE(s.IsNotFound()) << KeyOf(i) << ": " << s.ToString();
-      } else {
-        ASSERT_OK(s);
-        EXPECT_EQ(value, it->second) << KeyOf(i);
-      }
-    }
     std::vector<std::string> keys;
-    for (int i = 0; i < kKeys + 10; i += 7) keys.push_back(KeyOf(i));
-    std::vector<Slice> key_slices(keys.begin(), keys.end());
-    std::vector<PinnableSlice> values(keys.size());
-    std::vector<Status> statuses(keys.size());
-    db_->MultiGet(ReadOptions(), db_->DefaultColumnFamily(), keys.size(),
-                  key_slices.data(), values.data(), statuses.data());
-    for (size_t k = 0; k < keys.size(); k++) {
-      const auto it = model_.find(keys[k]);
-      if (it == model_.end()) {
-        EXPECT_TRUE(statuses[k].IsNotFound()) << keys[k];
-      } else {
-        ASSERT_OK(statuses[k]);
-        EXPECT_EQ(values[k].ToString(), it->second) << keys[k];
-      }
-    }
-    std::unique_ptr<Iterator> iter(db_->NewIterator(ReadOptions()));
-    auto expected = model_.begin();
-    for (iter->SeekToFirst(); iter->Valid(); iter->Next(), ++expected) {
-      ASSERT_NE(expected, model_.end());
-      EXPECT_EQ(iter->key().ToString(), expected->first);
-      EXPECT_EQ(iter->value().ToString(), expected->second);
-    }
-    ASSERT_OK(iter->status());
-    EXPECT_EQ(expected, model_.end());
-    auto backward = model_.rbegin();
-    for (iter->SeekToLast(); iter->Valid(); iter->Prev(), ++backward) {
-      ASSERT_NE(backward, model_.rend());
-      EXPECT_EQ(iter->value().ToString(), backward->second);
-    }
-    ASSERT_OK(iter->status());
-    EXPECT_EQ(backward, model_.rend());
+    for (int i = 0; i < kKeys + 10; i++) keys.push_back(KeyOf(i));
+    testing::ExpectReadsMatchModel(db_.get(), model_, keys);
   }
 
   std::vector<std::string> BlobFiles() {
@@ -115,7 +74,7 @@ class BlobFilesTest : public ::testing::TestWithParam<TableFormat> {
 
   Options options_;
   testing::ScratchDb db_{"blob_files"};
-  std::map<std::string, std::string> model_;
+  testing::Model model_;
 };
 
 TEST_P(BlobFilesTest, ReferencesResolveOnEveryReadPath) {

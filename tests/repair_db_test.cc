@@ -8,7 +8,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/metadata.h"
 #include "tests/db_test_helpers.h"
+#include "tests/model_reads.h"
 #include "tests/scratch_db.h"
 #include "tests/status_assertions.h"
 #include "tests/table_formats.h"
@@ -44,31 +44,14 @@ class RepairTest : public ::testing::TestWithParam<TableFormat> {
 
   void ExpectModel(const char* where) {
     SCOPED_TRACE(where);
-    for (int i = 0; i < kKeys; i++) {
-      std::string value;
-      const Status s = db_->Get(ReadOptions(), KeyOf(i), &value);
-      const auto it = model_.find(KeyOf(i));
-      if (it == model_.end()) {
-        EXPECT_TRUE(s.IsNotFound()) << KeyOf(i) << ": " << s.ToString();
-      } else {
-        ASSERT_OK(s);
-        EXPECT_EQ(value, it->second) << KeyOf(i);
-      }
-    }
-    std::unique_ptr<Iterator> iter(db_->NewIterator(ReadOptions()));
-    auto expected = model_.begin();
-    for (iter->SeekToFirst(); iter->Valid(); iter->Next(), ++expected) {
-      ASSERT_NE(expected, model_.end());
-      EXPECT_EQ(iter->key().ToString(), expected->first);
-      EXPECT_EQ(iter->value().ToString(), expected->second);
-    }
-    ASSERT_OK(iter->status());
-    EXPECT_EQ(expected, model_.end());
+    std::vector<std::string> keys;
+    for (int i = 0; i < kKeys; i++) keys.push_back(KeyOf(i));
+    testing::ExpectReadsMatchModel(db_.get(), model_, keys);
   }
 
   Options options_;
   testing::ScratchDb db_{"repair"};
-  std::map<std::string, std::string> model_;
+  testing::Model model_;
 };
 
 TEST_P(RepairTest, LostManifestIsRebuiltFromTablesAndLogs) {
