@@ -14,6 +14,8 @@
 #include "rocksdb/db.h"
 #include "rocksdb/file_checksum.h"
 #include "rocksdb/metadata.h"
+#include "rocksdb/statistics.h"
+#include "rocksdb/table_properties.h"
 #include "table/cuckoo_hash_table.h"
 #include "tests/db_test_helpers.h"
 #include "tests/scratch_db.h"
@@ -215,6 +217,33 @@ TEST_P(IntrospectionTest, FileChecksumsAreRecordedAndCatchDamage) {
   bytes[bytes.size() / 2] ^= 0x01;
   ASSERT_TRUE(testing::WriteWholeFile(path, bytes));
   EXPECT_TRUE(db_->VerifyFileChecksums(ReadOptions()).IsCorruption());
+}
+
+// With a bounded table cache, RocksDB reads the properties of files it has
+// not opened straight from the file with its own generic reader (at open,
+// for compaction statistics, and here), not through ours.
+TEST_P(IntrospectionTest, PropertiesOfFilesOutsideTheTableCache) {
+  options_.max_open_files = 20;  // a table cache of 10 files
+  options_.statistics = CreateDBStatistics();
+  ASSERT_OK(db_.Open(options_));
+  constexpr int kFiles = 30;
+  for (int f = 0; f < kFiles; f++) WriteFile(f * 100, f * 100 + 100);
+  ASSERT_OK(db_.Open(options_));  // nothing cached
+
+  TablePropertiesCollection properties;
+  ASSERT_OK(db_->GetPropertiesOfAllTables(&properties));
+  ASSERT_EQ(properties.size(), size_t{kFiles});
+  for (const auto& [path, file] : properties) {
+    EXPECT_EQ(file->num_entries, 100u) << path;
+    EXPECT_EQ(file->column_family_name, kDefaultColumnFamilyName) << path;
+  }
+  EXPECT_GT(
+      options_.statistics->getTickerCount(NUMBER_DIRECT_LOAD_TABLE_PROPERTIES),
+      0u);
+  // The estimates RocksDB builds from them at open.
+  uint64_t keys = 0;
+  ASSERT_TRUE(db_->GetIntProperty(DB::Properties::kEstimateNumKeys, &keys));
+  EXPECT_EQ(keys, uint64_t{kFiles * 100});
 }
 
 INSTANTIATE_TEST_SUITE_P(ReadModes, IntrospectionTest, ::testing::Bool(),
