@@ -9,7 +9,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,6 +16,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/metadata.h"
 #include "tests/db_test_helpers.h"
+#include "tests/model_reads.h"
 #include "tests/scratch_db.h"
 #include "tests/status_assertions.h"
 #include "tests/table_formats.h"
@@ -85,22 +85,16 @@ class MemPurgeTest : public ::testing::TestWithParam<Case> {
     return files.size();
   }
 
+  // Every key at its value of the last round.
   void ExpectNewest(const char* where) {
     SCOPED_TRACE(where);
+    testing::Model newest;
+    std::vector<std::string> keys;
     for (int i = 0; i < kKeys; i++) {
-      std::string value;
-      ASSERT_OK(db_->Get(ReadOptions(), KeyOf(i), &value));
-      EXPECT_EQ(value, ValueOf(i, kRounds - 1)) << KeyOf(i);
+      keys.push_back(KeyOf(i));
+      newest[KeyOf(i)] = ValueOf(i, kRounds - 1);
     }
-    std::unique_ptr<Iterator> iter(db_->NewIterator(ReadOptions()));
-    int i = 0;
-    for (iter->SeekToFirst(); iter->Valid(); iter->Next(), i++) {
-      ASSERT_LT(i, kKeys);
-      EXPECT_EQ(iter->key().ToString(), KeyOf(i));
-      EXPECT_EQ(iter->value().ToString(), ValueOf(i, kRounds - 1));
-    }
-    ASSERT_OK(iter->status());
-    EXPECT_EQ(i, kKeys);
+    testing::ExpectReadsMatchModel(db_.get(), newest, keys);
   }
 
   Options options_;
