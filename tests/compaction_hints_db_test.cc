@@ -5,7 +5,9 @@
 // compactions hand over (creation_time, the oldest ancestor time that a
 // file's age falls back to and FIFO's TTL reads, and the seqno-to-time mapping
 // behind preserve_internal_time_seconds and last-level tiering); on 9.x also
-// the largest sequence number, which ingesting a DB's own files checks.
+// the largest sequence number, which ingesting a DB's own files checks, and
+// TimedPut's values, which carry their write time; and paranoid_file_checks,
+// which reads each output back.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -22,6 +24,8 @@
 #include "rocksdb/metadata.h"
 #include "rocksdb/system_clock.h"
 #include "rocksdb/table_properties.h"
+#include "rocksdb/utilities/debug.h"
+#include "rocksdb/write_batch.h"
 #include "rocksdb/utilities/table_properties_collectors.h"
 #include "tests/db_test_helpers.h"
 #include "tests/scratch_db.h"
@@ -212,6 +216,40 @@ TEST_P(CompactionHintsTest, FifoTtlDropsOldFilesOrIsRefusedAtOpen) {
   EXPECT_OK(db_->Get(ReadOptions(), KeyOf(250), &value));
 }
 
+// paranoid_file_checks: RocksDB reads every flush and compaction output back
+// through the table reader and compares a hash of its keys and values with
+// what it wrote; a disagreement fails the job. Versions kept for a snapshot,
+// deletes of every kind and a range deletion go through it.
+TEST_P(CompactionHintsTest, ParanoidFileChecksReadEveryOutputBack) {
+  db_.options.paranoid_file_checks = true;
+  ASSERT_OK(db_.Open());
+  db_.WriteFile(0, 300);
+  const Snapshot* snapshot = db_->GetSnapshot();
+  for (int i = 0; i < 300; i += 3) {
+    ASSERT_OK(db_->Put(WriteOptions(), KeyOf(i), "new" + KeyOf(i)));
+    ASSERT_OK(db_->Delete(WriteOptions(), KeyOf(i + 1)));
+  }
+  ASSERT_OK(db_->SingleDelete(WriteOptions(), KeyOf(302)));
+  ASSERT_OK(db_->DeleteRange(WriteOptions(), db_->DefaultColumnFamily(),
+                             KeyOf(200), KeyOf(250)));
+  ASSERT_OK(db_->Flush(FlushOptions()));
+  ASSERT_OK(db_->CompactRange(CompactRangeOptions(), nullptr, nullptr));
+  std::string value;
+  ASSERT_OK(db_->Get(ReadOptions(), KeyOf(3), &value));
+  EXPECT_EQ(value, "new" + KeyOf(3));
+  EXPECT_TRUE(db_->Get(ReadOptions(), KeyOf(4), &value).IsNotFound());
+  EXPECT_TRUE(db_->Get(ReadOptions(), KeyOf(205), &value).IsNotFound());
+  ReadOptions at_snapshot;
+  at_snapshot.snapshot = snapshot;
+  ASSERT_OK(db_->Get(at_snapshot, KeyOf(205), &value));
+  EXPECT_EQ(value, "value" + KeyOf(205));
+  db_->ReleaseSnapshot(snapshot);
+  ASSERT_OK(db_->CompactRange(CompactRangeOptions(), nullptr, nullptr));
+  EXPECT_TRUE(db_->Get(ReadOptions(), KeyOf(205), &value).IsNotFound());
+  ASSERT_OK(db_->Get(ReadOptions(), KeyOf(299), &value));
+  EXPECT_EQ(value, "value" + KeyOf(299));
+}
+
 #if ROCKSDB_MAJOR >= 9
 TEST_P(CompactionHintsTest, LargestSequenceNumberIsRecorded) {
   ASSERT_OK(db_.Open());
@@ -244,6 +282,63 @@ TEST(SeqnoToTimeMappingTest, KeptByteForByteAsBlockBasedTableKeepsIt) {
   EXPECT_EQ(SeqnoToTimeMapping(TableFormat::kCuckooMmap), block_based);
   EXPECT_EQ(SeqnoToTimeMapping(TableFormat::kCuckooPread), block_based);
 }
+
+#if ROCKSDB_MAJOR >= 9
+// TimedPut (9.x): a value with the time it was written, stored as a type of
+// its own (the value packed with a preferred sequence number, which
+// compactions may swap in to place old data by age). Every internal version,
+// its type, sequence number and packed value included, must come out of our
+// files as out of BlockBasedTable's, after a flush and after a compaction.
+std::vector<std::string> TimedPutVersions(TableFormat format, bool compact) {
+  FormatDb db(format, "timed_put");
+  db.options.preserve_internal_time_seconds = 1000000;
+  EXPECT_OK(db.Open());
+  for (int i = 0; i < 200; i++) {
+    WriteBatch batch;
+    EXPECT_OK(batch.TimedPut(db->DefaultColumnFamily(), KeyOf(i),
+                             "timed" + KeyOf(i), kStartTime - 7200 + i));
+    EXPECT_OK(db->Write(WriteOptions(), &batch));
+    if (i % 5 == 0) EXPECT_OK(db->Put(WriteOptions(), KeyOf(i), "plain"));
+  }
+  db.Advance(3600);
+  EXPECT_OK(db->Flush(FlushOptions()));
+  if (compact) {
+    EXPECT_OK(db->CompactRange(CompactRangeOptions(), nullptr, nullptr));
+  }
+  std::vector<std::string> seen;
+  for (int i = 0; i < 200; i++) {
+    std::string value;
+    const Status s = db->Get(ReadOptions(), KeyOf(i), &value);
+    seen.push_back(KeyOf(i) + " Get " + (s.ok() ? value : s.ToString()));
+  }
+  std::vector<KeyVersion> versions;
+  EXPECT_OK(GetAllKeyVersions(db.operator->(), Slice(), Slice(), 100000,
+                              &versions));
+  for (const KeyVersion& v : versions) {
+    seen.push_back(v.user_key + " @" + std::to_string(v.sequence) + " " +
+                   v.GetTypeName() + " " + Slice(v.value).ToString(true));
+  }
+  return seen;
+}
+
+TEST(TimedPutTest, VersionsMatchBlockBasedTableAfterFlushAndCompaction) {
+  for (const bool compact : {false, true}) {
+    SCOPED_TRACE(compact ? "compacted" : "flushed");
+    const std::vector<std::string> block_based =
+        TimedPutVersions(TableFormat::kBlockBased, compact);
+    // 200 Get answers, then one version per key: the flush drops the rest.
+    ASSERT_EQ(block_based.size(), 400u);
+    // The files hold TimedPut's own type, not a plain value.
+    EXPECT_NE(block_based[201].find("TypeValuePreferredSeqno"),
+              std::string::npos)
+        << block_based[201];
+    EXPECT_EQ(block_based[1], KeyOf(1) + " Get timed" + KeyOf(1));
+    EXPECT_EQ(TimedPutVersions(TableFormat::kCuckooMmap, compact), block_based);
+    EXPECT_EQ(TimedPutVersions(TableFormat::kCuckooPread, compact),
+              block_based);
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace rocksdb_cuckoo
