@@ -1,0 +1,314 @@
+// I/O errors on table files, injected by a file system wrapper: a failed
+// write must fail its flush or compaction with the error and lose nothing
+// (the memtable or the input files keep the data; RocksDB stops writes on
+// such an error, and reopening the DB once the disk is back recovers all of
+// it, the half-written file left aside); a failed read must answer the
+// error, never
+// NotFound, an old value or a short iteration, and reads must recover once
+// the disk does. Ours, mapped and loaded, against BlockBasedTable.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rocksdb/db.h"
+#include "rocksdb/env.h"
+#include "rocksdb/file_system.h"
+#include "tests/db_test_helpers.h"
+#include "tests/model_reads.h"
+#include "tests/scratch_db.h"
+#include "tests/status_assertions.h"
+#include "tests/table_formats.h"
+
+namespace rocksdb_cuckoo {
+namespace {
+
+using namespace ROCKSDB_NAMESPACE;
+using testing::TableFormat;
+
+bool IsTableFile(const std::string& name) {
+  return name.size() > 4 && name.compare(name.size() - 4, 4, ".sst") == 0;
+}
+
+// Fails table file writes (appends and syncs) and reads while told to.
+class FaultyFileSystem : public FileSystemWrapper {
+ public:
+  explicit FaultyFileSystem(const std::shared_ptr<FileSystem>& base)
+      : FileSystemWrapper(base) {}
+  const char* Name() const override { return "FaultyFileSystem"; }
+
+  // Appends to table files that succeed before the next one fails; -1:
+  // none fails.
+  std::atomic<int> appends_before_failure{-1};
+  std::atomic<bool> fail_syncs{false};
+  std::atomic<bool> fail_reads{false};
+  std::atomic<int> failed_writes{0};
+  std::atomic<int> failed_reads{0};
+
+  IOStatus NewWritableFile(const std::string& name, const FileOptions& options,
+                           std::unique_ptr<FSWritableFile>* result,
+                           IODebugContext* dbg) override {
+    IOStatus s = target()->NewWritableFile(name, options, result, dbg);
+    if (s.ok() && IsTableFile(name)) {
+      result->reset(new WritableTableFile(std::move(*result), this));
+    }
+    return s;
+  }
+  IOStatus NewRandomAccessFile(const std::string& name,
+                               const FileOptions& options,
+                               std::unique_ptr<FSRandomAccessFile>* result,
+                               IODebugContext* dbg) override {
+    IOStatus s = target()->NewRandomAccessFile(name, options, result, dbg);
+    if (s.ok() && IsTableFile(name)) {
+      result->reset(new ReadableTableFile(std::move(*result), this));
+    }
+    return s;
+  }
+
+ private:
+  IOStatus WriteFault() {
+    failed_writes++;
+    return IOStatus::IOError("injected table file write error");
+  }
+  bool AppendFails() {
+    int left = appends_before_failure.load();
+    while (left >= 0) {
+      if (left == 0) return true;
+      if (appends_before_failure.compare_exchange_weak(left, left - 1)) {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  class WritableTableFile : public FSWritableFileOwnerWrapper {
+   public:
+    WritableTableFile(std::unique_ptr<FSWritableFile> file,
+                      FaultyFileSystem* fs)
+        : FSWritableFileOwnerWrapper(std::move(file)), fs_(fs) {}
+    IOStatus Append(const Slice& data, const IOOptions& options,
+                    IODebugContext* dbg) override {
+      if (fs_->AppendFails()) return fs_->WriteFault();
+      return target()->Append(data, options, dbg);
+    }
+    IOStatus Append(const Slice& data, const IOOptions& options,
+                    const DataVerificationInfo& info,
+                    IODebugContext* dbg) override {
+      if (fs_->AppendFails()) return fs_->WriteFault();
+      return target()->Append(data, options, info, dbg);
+    }
+    IOStatus Sync(const IOOptions& options, IODebugContext* dbg) override {
+      if (fs_->fail_syncs) return fs_->WriteFault();
+      return target()->Sync(options, dbg);
+    }
+    IOStatus Fsync(const IOOptions& options, IODebugContext* dbg) override {
+      if (fs_->fail_syncs) return fs_->WriteFault();
+      return target()->Fsync(options, dbg);
+    }
+
+   private:
+    FaultyFileSystem* const fs_;
+  };
+
+  class ReadableTableFile : public FSRandomAccessFileOwnerWrapper {
+   public:
+    ReadableTableFile(std::unique_ptr<FSRandomAccessFile> file,
+                      FaultyFileSystem* fs)
+        : FSRandomAccessFileOwnerWrapper(std::move(file)), fs_(fs) {}
+    IOStatus Read(uint64_t offset, size_t n, const IOOptions& options,
+                  Slice* result, char* scratch,
+                  IODebugContext* dbg) const override {
+      if (fs_->fail_reads) return Fault();
+      return target()->Read(offset, n, options, result, scratch, dbg);
+    }
+    IOStatus MultiRead(FSReadRequest* reqs, size_t num_reqs,
+                       const IOOptions& options, IODebugContext* dbg) override {
+      if (fs_->fail_reads) {
+        for (size_t i = 0; i < num_reqs; i++) reqs[i].status = Fault();
+        return IOStatus::OK();
+      }
+      return target()->MultiRead(reqs, num_reqs, options, dbg);
+    }
+
+   private:
+    IOStatus Fault() const {
+      fs_->failed_reads++;
+      return IOStatus::IOError("injected table file read error");
+    }
+    FaultyFileSystem* const fs_;
+  };
+};
+
+class IoErrorsTest : public ::testing::TestWithParam<TableFormat> {
+ protected:
+  IoErrorsTest()
+      : fs_(std::make_shared<FaultyFileSystem>(FileSystem::Default())),
+        env_(NewCompositeEnv(fs_)),
+        db_("io_errors") {
+    options_.create_if_missing = true;
+    options_.env = env_.get();
+    options_.disable_auto_compactions = true;
+    testing::UseTableFormat(GetParam(), &options_);
+  }
+
+  // Keys [begin, end) with values of many sizes: files of several 64 KiB
+  // chunks.
+  void Write(int begin, int end, const std::string& tag) {
+    for (int i = begin; i < end; i++) {
+      const std::string key = testing::NumberedKey(i, 6);
+      const std::string value =
+          tag + std::string(static_cast<size_t>(i * 53 % 900), 'a' + i % 26);
+      ASSERT_OK(db_->Put(WriteOptions(), key, value));
+      model_[key] = value;
+    }
+  }
+  std::vector<std::string> Keys(int end) const {
+    std::vector<std::string> keys;
+    for (int i = 0; i < end; i++) keys.push_back(testing::NumberedKey(i, 6));
+    return keys;
+  }
+
+  // The model's answer for `key` (its value, or NotFound), or the injected
+  // error; never another value, nor NotFound for a key that has one.
+  void ExpectRightOrIoError(const std::string& key, const Status& s,
+                            const std::string& value) {
+    if (s.IsIOError()) {
+      io_errors_++;
+      return;
+    }
+    const auto it = model_.find(key);
+    if (it == model_.end()) {
+      EXPECT_TRUE(s.IsNotFound()) << key << ": " << s.ToString() << " "
+                                  << value;
+    } else {
+      EXPECT_OK(s);
+      EXPECT_EQ(value, it->second) << key;
+    }
+  }
+
+  // Every read of every key is right or fails with the injected error.
+  void ExpectReadsFailOrAreRight(int end) {
+    for (const std::string& key : Keys(end)) {
+      std::string value;
+      ExpectRightOrIoError(key, db_->Get(ReadOptions(), key, &value), value);
+    }
+    const std::vector<std::string> keys = Keys(end);
+    std::vector<Slice> slices(keys.begin(), keys.end());
+    std::vector<PinnableSlice> values(keys.size());
+    std::vector<Status> statuses(keys.size());
+    db_->MultiGet(ReadOptions(), db_->DefaultColumnFamily(), keys.size(),
+                  slices.data(), values.data(), statuses.data());
+    for (size_t k = 0; k < keys.size(); k++) {
+      ExpectRightOrIoError(keys[k], statuses[k], values[k].ToString());
+    }
+    std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
+    auto expected = model_.begin();
+    for (it->SeekToFirst(); it->Valid(); it->Next(), ++expected) {
+      ASSERT_NE(expected, model_.end());
+      EXPECT_EQ(it->key().ToString(), expected->first);
+      EXPECT_EQ(it->value().ToString(), expected->second);
+    }
+    // An iteration cut short says why.
+    if (expected != model_.end()) {
+      EXPECT_TRUE(it->status().IsIOError()) << it->status().ToString();
+    }
+  }
+
+  std::shared_ptr<FaultyFileSystem> fs_;
+  std::unique_ptr<Env> env_;
+  Options options_;
+  testing::ScratchDb db_;
+  testing::Model model_;
+  int io_errors_ = 0;  // reads that answered the injected error
+};
+
+TEST_P(IoErrorsTest, FailedFlushLosesNothing) {
+  ASSERT_OK(db_.Open(options_));
+  Write(0, 2000, "v1");
+  for (const bool fail_sync : {false, true}) {
+    SCOPED_TRACE(fail_sync ? "sync fails" : "an append fails");
+    if (fail_sync) {
+      fs_->fail_syncs = true;
+    } else {
+      fs_->appends_before_failure = 0;
+    }
+    const Status s = db_->Flush(FlushOptions());
+    EXPECT_FALSE(s.ok());
+    EXPECT_GT(fs_->failed_writes.load(), 0);
+    // Reads still see everything (from the memtable).
+    testing::ExpectReadsMatchModel(db_.get(), model_, Keys(2000));
+    fs_->appends_before_failure = -1;
+    fs_->fail_syncs = false;
+    ASSERT_OK(db_.Open(options_));
+    testing::ExpectReadsMatchModel(db_.get(), model_, Keys(2000));
+    ASSERT_OK(db_->Flush(FlushOptions()));
+    testing::ExpectReadsMatchModel(db_.get(), model_, Keys(2000));
+    Write(0, 2000, fail_sync ? "v3" : "v2");
+  }
+  ASSERT_OK(db_.Open(options_));
+  testing::ExpectReadsMatchModel(db_.get(), model_, Keys(2000));
+}
+
+TEST_P(IoErrorsTest, FailedCompactionKeepsItsInputs) {
+  ASSERT_OK(db_.Open(options_));
+  Write(0, 2000, "v1");
+  ASSERT_OK(db_->Flush(FlushOptions()));
+  Write(1000, 3000, "v2");
+  ASSERT_OK(db_->Flush(FlushOptions()));
+  fs_->appends_before_failure = 0;
+  EXPECT_FALSE(
+      db_->CompactRange(CompactRangeOptions(), nullptr, nullptr).ok());
+  EXPECT_GT(fs_->failed_writes.load(), 0);
+  testing::ExpectReadsMatchModel(db_.get(), model_, Keys(3000));
+  fs_->appends_before_failure = -1;
+  ASSERT_OK(db_.Open(options_));
+  testing::ExpectReadsMatchModel(db_.get(), model_, Keys(3000));
+  ASSERT_OK(db_->CompactRange(CompactRangeOptions(), nullptr, nullptr));
+  testing::ExpectReadsMatchModel(db_.get(), model_, Keys(3000));
+  ASSERT_OK(db_.Open(options_));
+  testing::ExpectReadsMatchModel(db_.get(), model_, Keys(3000));
+}
+
+// An older file holds every key, a newer one half of them: a read that
+// fails in the newer file must not fall through to the older value.
+TEST_P(IoErrorsTest, FailedReadsAnswerTheErrorUntilTheDiskIsBack) {
+  ASSERT_OK(db_.Open(options_));
+  Write(0, 3000, "old");
+  ASSERT_OK(db_->Flush(FlushOptions()));
+  Write(0, 3000, "new");
+  for (int i = 1; i < 3000; i += 2) {
+    const std::string key = testing::NumberedKey(i, 6);
+    ASSERT_OK(db_->Delete(WriteOptions(), key));
+    model_.erase(key);
+  }
+  ASSERT_OK(db_->Flush(FlushOptions()));
+  db_.Close();
+
+  fs_->fail_reads = true;
+  const Status open = db_.Open(options_);
+  EXPECT_TRUE(open.IsIOError()) << open.ToString();
+  fs_->fail_reads = false;
+  // Opened with nothing read yet but what opening a table reads.
+  ASSERT_OK(db_.Open(options_));
+  fs_->fail_reads = true;
+  fs_->failed_reads = 0;
+  ExpectReadsFailOrAreRight(3000);
+  if (GetParam() == TableFormat::kCuckooMmap) {
+    // Mapped files are read as memory, with no read to fail.
+    EXPECT_EQ(fs_->failed_reads.load(), 0);
+    EXPECT_EQ(io_errors_, 0);
+  } else {
+    EXPECT_GT(fs_->failed_reads.load(), 0);
+    EXPECT_GT(io_errors_, 0);
+  }
+  fs_->fail_reads = false;
+  testing::ExpectReadsMatchModel(db_.get(), model_, Keys(3000));
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, IoErrorsTest, testing::kTableFormats,
+                         testing::TableFormatName);
+
+}  // namespace
+}  // namespace rocksdb_cuckoo
