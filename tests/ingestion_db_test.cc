@@ -321,6 +321,67 @@ TEST_P(IngestionTest, DamagedPropertiesAreCorruption) {
   EXPECT_EQ(value, "new");
 }
 
+// IngestExternalFiles: several files into two column families in one atomic
+// step, each over data already in the memtable (which ingestion flushes).
+// Every file reads in its column family only, also after a compaction and a
+// reopen.
+TEST_P(IngestionTest, SeveralColumnFamiliesIngestInOneStep) {
+  ColumnFamilyHandle* other = nullptr;
+  ASSERT_OK(db_->CreateColumnFamily(options_, "other", &other));
+  ASSERT_OK(db_->Put(WriteOptions(), Key(5), "old"));
+  ASSERT_OK(db_->Put(WriteOptions(), other, Key(5), "old"));
+  WriteExternalFile(root_ + "/a.sst", 0, 100, "a");
+  WriteExternalFile(root_ + "/b.sst", 100, 200, "b");
+  WriteExternalFile(root_ + "/c.sst", 0, 150, "c");
+  IngestExternalFileArg to_default;
+  to_default.column_family = db_->DefaultColumnFamily();
+  to_default.external_files = {root_ + "/a.sst", root_ + "/b.sst"};
+  to_default.options.write_global_seqno = write_global_seqno_;
+  IngestExternalFileArg to_other;
+  to_other.column_family = other;
+  to_other.external_files = {root_ + "/c.sst"};
+  to_other.options.write_global_seqno = write_global_seqno_;
+  ASSERT_OK(db_->IngestExternalFiles({to_default, to_other}));
+
+  auto expect_contents = [&](DB* db, ColumnFamilyHandle* default_cf,
+                             ColumnFamilyHandle* other_cf) {
+    for (int i = 0; i < 220; ++i) {
+      std::string got;
+      const Status s = db->Get(ReadOptions(), default_cf, Key(i), &got);
+      if (i < 200) {
+        ASSERT_OK(s);
+        EXPECT_EQ(got, i < 100 ? "a" : "b") << Key(i);
+      } else {
+        EXPECT_TRUE(s.IsNotFound()) << Key(i) << ": " << s.ToString();
+      }
+      const Status t = db->Get(ReadOptions(), other_cf, Key(i), &got);
+      if (i < 150) {
+        ASSERT_OK(t);
+        EXPECT_EQ(got, "c") << Key(i);
+      } else {
+        EXPECT_TRUE(t.IsNotFound()) << Key(i) << ": " << t.ToString();
+      }
+    }
+  };
+  expect_contents(db_.get(), db_->DefaultColumnFamily(), other);
+  ASSERT_OK(db_->CompactRange(CompactRangeOptions(), nullptr, nullptr));
+  ASSERT_OK(db_->CompactRange(CompactRangeOptions(), other, nullptr, nullptr));
+  expect_contents(db_.get(), db_->DefaultColumnFamily(), other);
+  ASSERT_OK(db_->DestroyColumnFamilyHandle(other));
+  db_.reset();
+
+  std::vector<ColumnFamilyHandle*> handles;
+  DB* raw = nullptr;
+  ASSERT_OK(DB::Open(options_, root_ + "/db",
+                     {{kDefaultColumnFamilyName, options_}, {"other", options_}},
+                     &handles, &raw));
+  expect_contents(raw, handles[0], handles[1]);
+  for (ColumnFamilyHandle* handle : handles) {
+    ASSERT_OK(raw->DestroyColumnFamilyHandle(handle));
+  }
+  delete raw;
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Cuckoo, IngestionTest,
     ::testing::Combine(::testing::Bool(), ::testing::Bool(), ::testing::Bool()),
