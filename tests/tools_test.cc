@@ -365,6 +365,56 @@ TEST_F(CuckooLdbTest, ScanRangeHex) {
       << r.output;
 }
 
+// The commands that take ldb's base options rather than a column family's:
+// they must still open the tables with the factory the OPTIONS file names.
+// RepairDB moves every table it cannot read to lost/ and reports OK, so a
+// repair that read our files as BlockBasedTable would leave an empty DB.
+class CuckooLdbBaseOptionsTest : public CuckooLdbTest {
+ protected:
+  void SetUp() override {
+    CuckooLdbTest::SetUp();
+    if (IsSkipped()) return;
+    copy_ = *dir_ + "/copy_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::remove_all(copy_);
+    fs::copy(*db_, copy_, fs::copy_options::recursive);
+  }
+  void TearDown() override { fs::remove_all(copy_); }
+  std::string LdbOnCopy(const std::string& args) const {
+    return std::string("env -u LD_PRELOAD ") + Quote(kCuckooLdb) +
+           " --db=" + Quote(copy_) + " " + args;
+  }
+  std::string copy_;
+};
+
+TEST_F(CuckooLdbBaseOptionsTest, RepairAfterLosingTheManifestKeepsEveryTable) {
+  for (const auto& entry : fs::directory_iterator(copy_)) {
+    const std::string name = entry.path().filename().string();
+    if (name == "CURRENT" || name.rfind("MANIFEST-", 0) == 0) {
+      fs::remove(entry.path());
+    }
+  }
+  Result r = RunCommand(LdbOnCopy("repair"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(Contains(r.output, "ignoring")) << r.output;
+  if (fs::exists(copy_ + "/lost")) {
+    for (const auto& entry : fs::directory_iterator(copy_ + "/lost")) {
+      EXPECT_NE(entry.path().extension(), ".sst") << entry.path();
+    }
+  }
+  ExpectDbContents(RunCommand(LdbOnCopy("scan")), kScanDelim);
+}
+
+TEST_F(CuckooLdbBaseOptionsTest, ReduceLevelsAndFileChecksumDumpReadTheTables) {
+  Result r = RunCommand(LdbOnCopy("file_checksum_dump"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(Contains(r.output, "magic number")) << r.output;
+  r = RunCommand(LdbOnCopy("reduce_levels --new_levels=3"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(Contains(r.output, "magic number")) << r.output;
+  ExpectDbContents(RunCommand(LdbOnCopy("scan")), kScanDelim);
+}
+
 // ---- cuckoo_sst_dump -----------------------------------------------------
 
 class SstDumpTest : public ToolsTest {
