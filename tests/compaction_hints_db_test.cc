@@ -25,8 +25,8 @@
 #include "rocksdb/system_clock.h"
 #include "rocksdb/table_properties.h"
 #include "rocksdb/utilities/debug.h"
-#include "rocksdb/write_batch.h"
 #include "rocksdb/utilities/table_properties_collectors.h"
+#include "rocksdb/write_batch.h"
 #include "tests/db_test_helpers.h"
 #include "tests/scratch_db.h"
 #include "tests/status_assertions.h"
@@ -312,8 +312,8 @@ std::vector<std::string> TimedPutVersions(TableFormat format, bool compact) {
     seen.push_back(KeyOf(i) + " Get " + (s.ok() ? value : s.ToString()));
   }
   std::vector<KeyVersion> versions;
-  EXPECT_OK(GetAllKeyVersions(db.operator->(), Slice(), Slice(), 100000,
-                              &versions));
+  EXPECT_OK(
+      GetAllKeyVersions(db.operator->(), Slice(), Slice(), 100000, &versions));
   for (const KeyVersion& v : versions) {
     seen.push_back(v.user_key + " @" + std::to_string(v.sequence) + " " +
                    v.GetTypeName() + " " + Slice(v.value).ToString(true));

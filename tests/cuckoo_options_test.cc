@@ -229,7 +229,7 @@ TEST_F(DBFixture, UserTimestampsAreRefusedByEachPart) {
     EXPECT_NE(s.ToString().find("user-defined timestamps"), std::string::npos)
         << s.ToString();
     EXPECT_NE(s.ToString().find(ours_is_the_table ? "CuckooHashTable"
-                                                   : "striped_hash"),
+                                                  : "striped_hash"),
               std::string::npos)
         << s.ToString();
     EXPECT_EQ(raw, nullptr);

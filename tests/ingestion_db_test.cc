@@ -372,9 +372,10 @@ TEST_P(IngestionTest, SeveralColumnFamiliesIngestInOneStep) {
 
   std::vector<ColumnFamilyHandle*> handles;
   DB* raw = nullptr;
-  ASSERT_OK(DB::Open(options_, root_ + "/db",
-                     {{kDefaultColumnFamilyName, options_}, {"other", options_}},
-                     &handles, &raw));
+  ASSERT_OK(
+      DB::Open(options_, root_ + "/db",
+               {{kDefaultColumnFamilyName, options_}, {"other", options_}},
+               &handles, &raw));
   expect_contents(raw, handles[0], handles[1]);
   for (ColumnFamilyHandle* handle : handles) {
     ASSERT_OK(raw->DestroyColumnFamilyHandle(handle));

@@ -180,8 +180,8 @@ class IoErrorsTest : public ::testing::TestWithParam<TableFormat> {
     }
     const auto it = model_.find(key);
     if (it == model_.end()) {
-      EXPECT_TRUE(s.IsNotFound()) << key << ": " << s.ToString() << " "
-                                  << value;
+      EXPECT_TRUE(s.IsNotFound())
+          << key << ": " << s.ToString() << " " << value;
     } else {
       EXPECT_OK(s);
       EXPECT_EQ(value, it->second) << key;
@@ -258,8 +258,7 @@ TEST_P(IoErrorsTest, FailedCompactionKeepsItsInputs) {
   Write(1000, 3000, "v2");
   ASSERT_OK(db_->Flush(FlushOptions()));
   fs_->appends_before_failure = 0;
-  EXPECT_FALSE(
-      db_->CompactRange(CompactRangeOptions(), nullptr, nullptr).ok());
+  EXPECT_FALSE(db_->CompactRange(CompactRangeOptions(), nullptr, nullptr).ok());
   EXPECT_GT(fs_->failed_writes.load(), 0);
   testing::ExpectReadsMatchModel(db_.get(), model_, Keys(3000));
   fs_->appends_before_failure = -1;

@@ -39,7 +39,7 @@ TEST_P(SubcompactionsTest, ParallelRangesWriteWhatOneCompactionWould) {
   options.max_subcompactions = 4;
   options.max_background_jobs = 4;
   options.target_file_size_base = 256 << 10;  // several outputs per range
-  options.compression = kNoCompression;        // sizes alike for all formats
+  options.compression = kNoCompression;       // sizes alike for all formats
   options.listeners.push_back(counter);
   testing::UseTableFormat(GetParam(), &options);
   testing::ScratchDb db("subcompactions");
