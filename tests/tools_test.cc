@@ -415,6 +415,34 @@ TEST_F(CuckooLdbBaseOptionsTest, ReduceLevelsAndFileChecksumDumpReadTheTables) {
   ExpectDbContents(RunCommand(LdbOnCopy("scan")), kScanDelim);
 }
 
+// Leaving the plugin: dump the DB with cuckoo_ldb and load the dump into a
+// new DB, which gets RocksDB's defaults (BlockBasedTable, skip list); the
+// new DB holds exactly the old one's keys and values.
+TEST_F(CuckooLdbBaseOptionsTest, DumpLoadsIntoABlockBasedDb) {
+  const std::string target = copy_ + "_block_based";
+  fs::remove_all(target);
+  Result r = RunCommand(LdbOnCopy("dump --hex") + " | env -u LD_PRELOAD " +
+                        Quote(kCuckooLdb) + " --db=" + Quote(target) +
+                        " --create_if_missing load --hex");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  bool options_name_block_based = false;
+  for (const auto& entry : fs::directory_iterator(target)) {
+    if (entry.path().filename().string().rfind("OPTIONS-", 0) != 0) continue;
+    std::ifstream in(entry.path());
+    const std::string text((std::istreambuf_iterator<char>(in)),
+                           std::istreambuf_iterator<char>());
+    options_name_block_based |=
+        Contains(text, "table_factory=BlockBasedTable") &&
+        !Contains(text, "CuckooHashTable");
+  }
+  EXPECT_TRUE(options_name_block_based);
+  ExpectDbContents(RunCommand(std::string("env -u LD_PRELOAD ") +
+                              Quote(kCuckooLdb) + " --db=" + Quote(target) +
+                              " scan"),
+                   kScanDelim);
+  fs::remove_all(target);
+}
+
 // ---- cuckoo_sst_dump -----------------------------------------------------
 
 class SstDumpTest : public ToolsTest {
