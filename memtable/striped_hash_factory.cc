@@ -188,7 +188,8 @@ MemTableRep* StripedHashMemTableFactory::CreateMemTableRep(
                                                  prefix_extractor, logger);
     }
   }
-  return new StripedHashRep(comparator, allocator, options_, stats_);
+  return new StripedHashRep(comparator, allocator, options_, stats_,
+                            prefix_extractor != nullptr);
 }
 
 StripedHashMemTableStats StripedHashMemTableFactory::GetStats() const {

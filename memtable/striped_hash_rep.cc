@@ -46,10 +46,12 @@ HashNode* NextOf(const HashNode* node) {
 StripedHashRep::StripedHashRep(const KeyComparator& comparator,
                                Allocator* allocator,
                                const StripedHashMemTableOptions& options,
-                               std::shared_ptr<StripedCounters> stats)
+                               std::shared_ptr<StripedCounters> stats,
+                               bool has_prefix_extractor)
     : ValidatingMemTableRep(allocator),
       comparator_(comparator),
       order_(DetectKeyOrder(comparator)),
+      has_prefix_extractor_(has_prefix_extractor),
       stats_(std::move(stats)),
       entries_(allocator, options.entry_slab_size),
       index_(options.bucket_count, options.max_load_factor) {
@@ -179,6 +181,19 @@ MemTableRep::Iterator* StripedHashRep::GetIterator(Arena* arena) {
                      ? arena->AllocateAligned(sizeof(StripedHashIterator))
                      : ::operator new(sizeof(StripedHashIterator));
   return new (memory) StripedHashIterator(this, std::move(view), comparator_);
+}
+
+MemTableRep::Iterator* StripedHashRep::GetDynamicPrefixIterator(Arena* arena) {
+  if (has_prefix_extractor_) return GetIterator(arena);
+  void* memory = arena != nullptr
+                     ? arena->AllocateAligned(sizeof(KeyVersionsIterator))
+                     : ::operator new(sizeof(KeyVersionsIterator));
+  return new (memory) KeyVersionsIterator(this);
+}
+
+std::unique_ptr<StripedHashIterator> StripedHashRep::NewOrderedIterator() {
+  return std::make_unique<StripedHashIterator>(this, CurrentView(),
+                                               comparator_);
 }
 
 std::shared_ptr<const SortedView> StripedHashRep::Renewed(

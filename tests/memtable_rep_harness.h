@@ -69,11 +69,12 @@ class RepHarness {
  public:
   explicit RepHarness(
       const StripedHashMemTableOptions& options = StripedHashMemTableOptions(),
-      const Comparator* user_comparator = BytewiseComparator())
+      const Comparator* user_comparator = BytewiseComparator(),
+      const SliceTransform* prefix_extractor = nullptr)
       : factory_(NewStripedHashMemTableFactory(options)),
         key_comparator_(InternalKeyComparator(user_comparator)),
-        rep_(factory_->CreateMemTableRep(key_comparator_, &arena_, nullptr,
-                                         nullptr)) {}
+        rep_(factory_->CreateMemTableRep(key_comparator_, &arena_,
+                                         prefix_extractor, nullptr)) {}
 
   MemTableRep* rep() { return rep_.get(); }
   StripedHashMemTableFactory* factory() { return factory_.get(); }

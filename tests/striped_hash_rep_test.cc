@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "memory/arena.h"
+#include "rocksdb/slice_transform.h"
 #include "tests/memtable_rep_harness.h"
 #include "util/cpu_topology.h"
 
@@ -281,6 +282,122 @@ TEST(StripedHashRepTest, SeeksMatchReference) {
       }
     }
   }
+}
+
+// Without a prefix extractor, GetDynamicPrefixIterator serves RocksDB's work
+// on one key (with max_successive_merges, a count of the newest merges on
+// every Merge): a Seek lands where the ordered iterator would, but only on
+// the target's own user key, Next and Prev stay on it, and no seek sorts the
+// memtable, however many inserts came between. SeekToFirst and SeekToLast
+// have no key to stay on and go over everything in order.
+TEST(StripedHashRepTest, DynamicPrefixIteratorStaysOnTheSoughtKey) {
+  std::mt19937_64 random(5);
+  RepHarness h;
+  std::vector<Entry> entries = MakeEntries(&random, 300);
+  for (const Entry& e : entries) ASSERT_TRUE(h.Insert(e));
+  const std::vector<std::string> probes = MakeKeys(&random, 100);
+  const MemTableRep::KeyComparator& cmp = h.comparator();
+  const uint64_t sorts_before = h.factory()->GetStats().sorts;
+  std::unique_ptr<MemTableRep::Iterator> iter(
+      h.rep()->GetDynamicPrefixIterator());
+  SequenceNumber next_seq = entries.size() + 1;
+
+  for (size_t i = 0; i < 1500; ++i) {
+    if (i % 100 == 99) {
+      // A new version and a new key: the cached order is stale now.
+      const Entry newer{entries[random() % entries.size()].user_key, next_seq++,
+                        kTypeMerge, "m"};
+      const Entry fresh{"fresh" + std::to_string(i), next_seq++, kTypeValue,
+                        "f"};
+      ASSERT_TRUE(h.Insert(newer));
+      ASSERT_TRUE(h.Insert(fresh));
+      entries.push_back(newer);
+      entries.push_back(fresh);
+    }
+    const std::string user_key =
+        i % 2 == 0 ? entries[random() % entries.size()].user_key
+                   : probes[random() % probes.size()];
+    const Entry target{user_key, random() % (next_seq + 2), kValueTypeForSeek,
+                       ""};
+    const std::string mkey = target.MemtableKey();
+    const std::string ikey = target.InternalKey();
+    // The target key's versions, in the memtable's order.
+    std::vector<std::string> versions;
+    for (const Entry& e : entries) {
+      if (e.user_key == user_key) versions.push_back(e.MemtableKey());
+    }
+    std::sort(versions.begin(), versions.end(),
+              [&](const std::string& a, const std::string& b) {
+                return cmp(a.data(), b.data()) < 0;
+              });
+    const auto lower = std::partition_point(
+        versions.begin(), versions.end(),
+        [&](const std::string& k) { return cmp(k.data(), mkey.data()) < 0; });
+
+    iter->Seek(ikey, i % 3 != 0 ? mkey.data() : nullptr);
+    for (auto expected = lower; expected != versions.end(); ++expected) {
+      ASSERT_TRUE(iter->Valid()) << user_key;
+      EXPECT_EQ(MemtableKeyAt(iter->key()), *expected);
+      iter->Next();
+    }
+    EXPECT_FALSE(iter->Valid()) << user_key;
+
+    iter->Seek(ikey, mkey.data());
+    if (lower != versions.end()) {
+      iter->Prev();
+      if (lower == versions.begin()) {
+        EXPECT_FALSE(iter->Valid());
+      } else {
+        ASSERT_TRUE(iter->Valid());
+        EXPECT_EQ(MemtableKeyAt(iter->key()), *(lower - 1));
+      }
+    }
+
+    const auto upper = std::partition_point(
+        versions.begin(), versions.end(),
+        [&](const std::string& k) { return cmp(k.data(), mkey.data()) <= 0; });
+    iter->SeekForPrev(ikey, i % 3 != 1 ? mkey.data() : nullptr);
+    if (upper == versions.begin()) {
+      EXPECT_FALSE(iter->Valid());
+    } else {
+      ASSERT_TRUE(iter->Valid());
+      EXPECT_EQ(MemtableKeyAt(iter->key()), *(upper - 1));
+    }
+  }
+  EXPECT_EQ(h.factory()->GetStats().sorts, sorts_before);
+
+  const std::vector<std::string> expected = h.SortedMemtableKeys(entries);
+  std::vector<std::string> forward;
+  for (iter->SeekToFirst(); iter->Valid(); iter->Next()) {
+    forward.push_back(MemtableKeyAt(iter->key()));
+  }
+  EXPECT_EQ(forward, expected);
+  std::vector<std::string> backward;
+  for (iter->SeekToLast(); iter->Valid(); iter->Prev()) {
+    backward.push_back(MemtableKeyAt(iter->key()));
+  }
+  std::reverse(backward.begin(), backward.end());
+  EXPECT_EQ(backward, expected);
+}
+
+// With a prefix extractor RocksDB's prefix iterators need every key of the
+// target's prefix, in order: the dynamic iterator is the ordered one.
+TEST(StripedHashRepTest, DynamicPrefixIteratorWithAnExtractorIsOrdered) {
+  std::unique_ptr<const SliceTransform> prefix(NewFixedPrefixTransform(2));
+  RepHarness h(StripedHashMemTableOptions(), BytewiseComparator(),
+               prefix.get());
+  ASSERT_TRUE(h.Insert({"aa1", 1, kTypeValue, "1"}));
+  ASSERT_TRUE(h.Insert({"aa2", 2, kTypeValue, "2"}));
+  ASSERT_TRUE(h.Insert({"ab1", 3, kTypeValue, "3"}));
+  std::unique_ptr<MemTableRep::Iterator> iter(
+      h.rep()->GetDynamicPrefixIterator());
+  const Entry target{"aa1", kMaxSequenceNumber, kValueTypeForSeek, ""};
+  iter->Seek(target.InternalKey(), target.MemtableKey().data());
+  std::vector<std::string> seen;
+  for (; iter->Valid(); iter->Next()) {
+    seen.push_back(DecodeEntry(iter->key()).user_key);
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"aa1", "aa2", "ab1"}));
 }
 
 TEST(StripedHashRepTest, EmptyRep) {
