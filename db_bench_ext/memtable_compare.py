@@ -17,6 +17,9 @@ Workloads, all on a memtable that is never flushed while measured:
   flush    fillrandom of --scan_num entries, memstats (memory per entry of a
            ~64 MiB memtable), then flush: the flush job's time from the DB's
            LOG (flush_started to flush_finished), compression off.
+  merge    mergerandom of --merge_num 8-byte uint64add operands over
+           --merge_keys keys with max_successive_merges=5: on every Merge
+           RocksDB counts the key's newest operands in the memtable.
 scan and flush run in separate processes so that the flush cannot reuse the
 sorted view the scan built.
 
@@ -80,7 +83,7 @@ def parse_args():
     p.add_argument("--db_dir", default="/dev/shm/memtable_compare"
                    if os.path.isdir("/dev/shm") else "/tmp/memtable_compare")
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--workloads", default="get,insert,scan,flush")
+    p.add_argument("--workloads", default="get,insert,scan,flush,merge")
     p.add_argument("--num", type=int, default=1000000, help="keys for get")
     p.add_argument("--reads", type=int, default=500000, help="lookups for get")
     p.add_argument("--insert_threads", default="2",
@@ -89,6 +92,10 @@ def parse_args():
                    help="insert operations per run, split over the threads")
     p.add_argument("--scan_num", type=int, default=460000,
                    help="entries for scan/flush (~64 MiB with 16+100 bytes)")
+    p.add_argument("--merge_num", type=int, default=200000,
+                   help="merge operands for merge")
+    p.add_argument("--merge_keys", type=int, default=20000,
+                   help="keys the merge operands go to")
     p.add_argument("--key_size", type=int, default=16)
     p.add_argument("--value_size", type=int, default=100)
     p.add_argument("--striped_hash_options", default="",
@@ -241,6 +248,18 @@ def workload_runs(args):
         runs.append((f"memory per entry ({args.scan_num} entries, ~64 MiB)",
                      "bytes", False, lambda rep: (flush.memory[rep], None),
                      MEMORY_TARGET, ""))
+    if "merge" in names:
+        def merge(rep):
+            out, _, err = run_db_bench(
+                args, rep, "mergerandom",
+                [f"--num={args.merge_num}", f"--merge_keys={args.merge_keys}",
+                 "--merge_operator=uint64add", "--max_successive_merges=5",
+                 "--value_size=8", "--threads=1"] + large_buffer(args.merge_num, args))
+            return ops_per_sec(out, "mergerandom")[0], striped_stats(err)
+        runs.append((f"mergerandom, max_successive_merges=5 ({args.merge_num} "
+                     f"8-byte operands, {args.merge_keys} keys)", "ops/s", True,
+                     merge,
+                     None, ""))
     return runs
 
 
