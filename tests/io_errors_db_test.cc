@@ -170,58 +170,11 @@ class IoErrorsTest : public ::testing::TestWithParam<TableFormat> {
     return keys;
   }
 
-  // The model's answer for `key` (its value, or NotFound), or the injected
-  // error; never another value, nor NotFound for a key that has one.
-  void ExpectRightOrIoError(const std::string& key, const Status& s,
-                            const std::string& value) {
-    if (s.IsIOError()) {
-      io_errors_++;
-      return;
-    }
-    const auto it = model_.find(key);
-    if (it == model_.end()) {
-      EXPECT_TRUE(s.IsNotFound())
-          << key << ": " << s.ToString() << " " << value;
-    } else {
-      EXPECT_OK(s);
-      EXPECT_EQ(value, it->second) << key;
-    }
-  }
-
-  // Every read of every key is right or fails with the injected error.
-  void ExpectReadsFailOrAreRight(int end) {
-    for (const std::string& key : Keys(end)) {
-      std::string value;
-      ExpectRightOrIoError(key, db_->Get(ReadOptions(), key, &value), value);
-    }
-    const std::vector<std::string> keys = Keys(end);
-    std::vector<Slice> slices(keys.begin(), keys.end());
-    std::vector<PinnableSlice> values(keys.size());
-    std::vector<Status> statuses(keys.size());
-    db_->MultiGet(ReadOptions(), db_->DefaultColumnFamily(), keys.size(),
-                  slices.data(), values.data(), statuses.data());
-    for (size_t k = 0; k < keys.size(); k++) {
-      ExpectRightOrIoError(keys[k], statuses[k], values[k].ToString());
-    }
-    std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
-    auto expected = model_.begin();
-    for (it->SeekToFirst(); it->Valid(); it->Next(), ++expected) {
-      ASSERT_NE(expected, model_.end());
-      EXPECT_EQ(it->key().ToString(), expected->first);
-      EXPECT_EQ(it->value().ToString(), expected->second);
-    }
-    // An iteration cut short says why.
-    if (expected != model_.end()) {
-      EXPECT_TRUE(it->status().IsIOError()) << it->status().ToString();
-    }
-  }
-
   std::shared_ptr<FaultyFileSystem> fs_;
   std::unique_ptr<Env> env_;
   Options options_;
   testing::ScratchDb db_;
   testing::Model model_;
-  int io_errors_ = 0;  // reads that answered the injected error
 };
 
 TEST_P(IoErrorsTest, FailedFlushLosesNothing) {
@@ -293,14 +246,15 @@ TEST_P(IoErrorsTest, FailedReadsAnswerTheErrorUntilTheDiskIsBack) {
   ASSERT_OK(db_.Open(options_));
   fs_->fail_reads = true;
   fs_->failed_reads = 0;
-  ExpectReadsFailOrAreRight(3000);
+  const int io_errors = testing::ExpectReadsMatchModel(
+      db_.get(), model_, Keys(3000), testing::IoErrors::kAllowed);
   if (GetParam() == TableFormat::kCuckooMmap) {
     // Mapped files are read as memory, with no read to fail.
     EXPECT_EQ(fs_->failed_reads.load(), 0);
-    EXPECT_EQ(io_errors_, 0);
+    EXPECT_EQ(io_errors, 0);
   } else {
     EXPECT_GT(fs_->failed_reads.load(), 0);
-    EXPECT_GT(io_errors_, 0);
+    EXPECT_GT(io_errors, 0);
   }
   fs_->fail_reads = false;
   testing::ExpectReadsMatchModel(db_.get(), model_, Keys(3000));
