@@ -181,5 +181,49 @@ TEST(StripedHashConcurrentTest, VersionsOfSharedKeysStayOrdered) {
   EXPECT_EQ(h.factory()->GetStats().duplicates, kWriters - 1u);
 }
 
+// What RocksDB does with max_successive_merges and concurrent memtable
+// writes: while writers add merge operands, a counter walks one key's newest
+// versions through the dynamic prefix iterator. It must see only that key,
+// newest first, and never sort the memtable.
+TEST(StripedHashConcurrentTest, KeyVersionsWalkBesideWriters) {
+  constexpr int kKeys = 16;
+  constexpr int kRounds = kPerWriter / 10;
+  RepHarness h;
+  std::atomic<int> writers_left{kWriters};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      for (int r = 0; r < kRounds; ++r) {
+        const SequenceNumber seq =
+            static_cast<SequenceNumber>(r) * kWriters + w + 1;
+        ASSERT_TRUE(h.InsertConcurrently(
+            {"counter" + std::to_string(r % kKeys), seq, kTypeMerge, "+1"}));
+      }
+      writers_left.fetch_sub(1);
+    });
+  }
+  std::atomic<int> walks{0};
+  threads.emplace_back([&] {
+    std::unique_ptr<MemTableRep::Iterator> iter(
+        h.rep()->GetDynamicPrefixIterator());
+    for (int n = 0; writers_left.load() > 0 || n < 100; ++n) {
+      const Entry target{"counter" + std::to_string(n % kKeys),
+                         kMaxSequenceNumber, kValueTypeForSeek, ""};
+      iter->Seek(target.InternalKey(), target.MemtableKey().data());
+      SequenceNumber previous = kMaxSequenceNumber;
+      for (; iter->Valid(); iter->Next()) {
+        const Entry e = DecodeEntry(iter->key());
+        ASSERT_EQ(e.user_key, target.user_key);
+        ASSERT_LT(e.seq, previous);
+        previous = e.seq;
+      }
+      walks.fetch_add(1);
+    }
+  });
+  for (std::thread& t : threads) t.join();
+  EXPECT_GE(walks.load(), 100);
+  EXPECT_EQ(h.factory()->GetStats().sorts, 0u);
+}
+
 }  // namespace
 }  // namespace rocksdb_cuckoo::testing
