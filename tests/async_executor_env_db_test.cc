@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -215,6 +216,49 @@ TEST_F(AsyncExecutorEnvDbTest, ResizingPoolsUnderLoad) {
   ASSERT_OK(db->Flush(FlushOptions()));
   ASSERT_OK(db->CompactRange(CompactRangeOptions(), nullptr, nullptr));
   CheckRound(db.get(), 0);
+  ASSERT_OK(db->Close());
+}
+
+// The controls RocksDB gives users over background work, all of which go
+// through the Env's pools: pausing and continuing it (a flush waits, then
+// runs), raising max_background_jobs at run time (the pools grow), and
+// cancelling all of it before a close.
+TEST_F(AsyncExecutorEnvDbTest, PauseContinueGrowAndCancelBackgroundWork) {
+  DB* raw = nullptr;
+  Options options = SmallBufferOptions();
+  options.max_background_jobs = 2;
+  ASSERT_OK(DB::Open(options, root_ + "/db", &raw));
+  std::unique_ptr<DB> db(raw);
+
+  ASSERT_OK(db->PauseBackgroundWork());
+  ASSERT_OK(db->Put(WriteOptions(), Key(0), Value(0, 0)));
+  std::atomic<bool> flushed{false};
+  std::thread flusher([&] {
+    EXPECT_OK(db->Flush(FlushOptions()));
+    flushed.store(true);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(flushed.load()) << "a flush ran while background work paused";
+  ASSERT_OK(db->ContinueBackgroundWork());
+  flusher.join();
+  EXPECT_TRUE(flushed.load());
+  std::vector<ROCKSDB_NAMESPACE::LiveFileMetaData> files;
+  db->GetLiveFilesMetaData(&files);
+  EXPECT_EQ(files.size(), 1u);
+
+  ASSERT_OK(db->SetDBOptions({{"max_background_jobs", "8"}}));
+  EXPECT_GE(env_->GetBackgroundThreads(Env::LOW), 6);
+  WriteRound(db.get(), 1);
+  ASSERT_OK(db->CompactRange(CompactRangeOptions(), nullptr, nullptr));
+  CheckRound(db.get(), 1);
+
+  WriteRound(db.get(), 2);
+  ROCKSDB_NAMESPACE::CancelAllBackgroundWork(db.get(), /*wait=*/true);
+  ASSERT_OK(db->Close());
+  db.reset();
+  ASSERT_OK(DB::Open(options, root_ + "/db", &raw));
+  db.reset(raw);
+  CheckRound(db.get(), 2);
   ASSERT_OK(db->Close());
 }
 
