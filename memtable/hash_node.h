@@ -80,6 +80,38 @@ inline uint64_t SequenceOf(const HashNode* node) {
   return DecodeEntryKey(node->entry()).sequence();
 }
 
+// Walks along one user key's chain, newest version first.
+
+// The next (older) version, or null.
+inline HashNode* NextOf(const HashNode* node) {
+  return node->next.load(std::memory_order_acquire);
+}
+
+// The first version from `node` on at or below `sequence`, or null: where a
+// seek to the key at that sequence number lands.
+inline HashNode* FirstAtOrBelow(HashNode* node, uint64_t sequence) {
+  while (node != nullptr && SequenceOf(node) > sequence) node = NextOf(node);
+  return node;
+}
+
+// The last version from `node` on at or above `sequence`, or null when
+// `node` is already below it: where a seek for the previous entry lands.
+inline HashNode* LastAtOrAbove(HashNode* node, uint64_t sequence) {
+  HashNode* last = nullptr;
+  for (; node != nullptr && SequenceOf(node) >= sequence; node = NextOf(node)) {
+    last = node;
+  }
+  return last;
+}
+
+// The version before `node` on the chain starting at `head`; null for the
+// head. Chains are singly linked and short: the walk starts at the head.
+inline HashNode* VersionBefore(HashNode* head, const HashNode* node) {
+  HashNode* before = nullptr;
+  for (HashNode* at = head; at != node; at = NextOf(at)) before = at;
+  return before;
+}
+
 // Key plus value bytes of an entry (what the statistics call its size).
 inline uint64_t EntryPayloadBytes(const EntryKey& key) {
   uint32_t value_len;

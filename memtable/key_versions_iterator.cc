@@ -2,14 +2,6 @@
 
 namespace rocksdb_cuckoo {
 
-namespace {
-
-HashNode* NextOf(const HashNode* node) {
-  return node->next.load(std::memory_order_acquire);
-}
-
-}  // namespace
-
 EntryKey KeyVersionsIterator::Target(
     const ROCKSDB_NAMESPACE::Slice& internal_key, const char* memtable_key) {
   whole_.reset();
@@ -22,24 +14,17 @@ EntryKey KeyVersionsIterator::Target(
 
 void KeyVersionsIterator::Seek(const ROCKSDB_NAMESPACE::Slice& internal_key,
                                const char* memtable_key) {
-  // The first version at or below the target's sequence number.
-  const EntryKey target = Target(internal_key, memtable_key);
-  node_ = head_;
-  while (node_ != nullptr && SequenceOf(node_) > target.sequence()) {
-    node_ = NextOf(node_);
-  }
+  // The first version at or below the target's sequence number (Target
+  // loads head_ first).
+  const uint64_t sequence = Target(internal_key, memtable_key).sequence();
+  node_ = FirstAtOrBelow(head_, sequence);
 }
 
 void KeyVersionsIterator::SeekForPrev(
     const ROCKSDB_NAMESPACE::Slice& internal_key, const char* memtable_key) {
   // The last version at or above the target's sequence number.
-  const EntryKey target = Target(internal_key, memtable_key);
-  node_ = nullptr;
-  for (HashNode* node = head_;
-       node != nullptr && SequenceOf(node) >= target.sequence();
-       node = NextOf(node)) {
-    node_ = node;
-  }
+  const uint64_t sequence = Target(internal_key, memtable_key).sequence();
+  node_ = LastAtOrAbove(head_, sequence);
 }
 
 void KeyVersionsIterator::Next() {
@@ -55,12 +40,7 @@ void KeyVersionsIterator::Prev() {
     whole_->Prev();
     return;
   }
-  // Chains are singly linked and short: find the predecessor from the head.
-  HashNode* prev = nullptr;
-  for (HashNode* node = head_; node != node_; node = NextOf(node)) {
-    prev = node;
-  }
-  node_ = prev;
+  node_ = VersionBefore(head_, node_);
 }
 
 void KeyVersionsIterator::SeekToFirst() {

@@ -13,10 +13,6 @@ using ROCKSDB_NAMESPACE::Status;
 // fetch this many heads ahead, both lines of a typical small entry.
 constexpr size_t kPrefetchDistance = 6;
 
-HashNode* NextOf(const HashNode* node) {
-  return node->next.load(std::memory_order_acquire);
-}
-
 HashNode* LastOfChain(HashNode* node) {
   for (HashNode* next = NextOf(node); next != nullptr; next = NextOf(next)) {
     node = next;
@@ -67,13 +63,8 @@ void StripedHashIterator::Next() {
 void StripedHashIterator::Prev() {
   HashNode* head = view_->head(index_);
   if (node_ != head) {
-    // Chains are singly linked and short: find the predecessor from the
-    // head. node_ stays reachable because entries are never unlinked.
-    HashNode* prev = head;
-    for (HashNode* next = NextOf(prev); next != node_; next = NextOf(next)) {
-      prev = next;
-    }
-    node_ = prev;
+    // node_ stays reachable from the head: entries are never unlinked.
+    node_ = VersionBefore(head, node_);
   } else if (index_ == 0) {
     node_ = nullptr;
   } else {
@@ -100,13 +91,11 @@ void StripedHashIterator::Seek(const Slice& internal_key,
     const EntryKey key = DecodeEntryKey(target);
     HashNode* head = view_->head(index - 1);
     if (DecodeEntryKey(head->entry()).user_key == key.user_key) {
-      for (HashNode* node = NextOf(head); node != nullptr;
-           node = NextOf(node)) {
-        if (SequenceOf(node) <= key.sequence()) {
-          index_ = index - 1;
-          node_ = node;
-          return;
-        }
+      HashNode* older = FirstAtOrBelow(NextOf(head), key.sequence());
+      if (older != nullptr) {
+        index_ = index - 1;
+        node_ = older;
+        return;
       }
     }
   }
@@ -132,12 +121,8 @@ void StripedHashIterator::SeekForPrev(const Slice& internal_key,
     node_ = LastOfChain(node);
     return;
   }
-  for (HashNode* next = NextOf(node);
-       next != nullptr && SequenceOf(next) >= key.sequence();
-       next = NextOf(next)) {
-    node = next;
-  }
-  node_ = node;
+  HashNode* older = LastAtOrAbove(NextOf(node), key.sequence());
+  node_ = older != nullptr ? older : node;
 }
 
 void StripedHashIterator::SeekToFirst() {

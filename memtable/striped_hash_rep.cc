@@ -37,8 +37,13 @@ KeyOrder DetectKeyOrder(const MemTableRep::KeyComparator& comparator) {
   return KeyOrder::kOther;
 }
 
-HashNode* NextOf(const HashNode* node) {
-  return node->next.load(std::memory_order_acquire);
+// RocksDB destroys an iterator it had made in its arena without freeing
+// the memory, and deletes one made without an arena.
+template <typename IteratorType, typename... Args>
+MemTableRep::Iterator* NewIteratorIn(Arena* arena, Args&&... args) {
+  void* memory = arena != nullptr ? arena->AllocateAligned(sizeof(IteratorType))
+                                  : ::operator new(sizeof(IteratorType));
+  return new (memory) IteratorType(std::forward<Args>(args)...);
 }
 
 }  // namespace
@@ -125,11 +130,9 @@ void StripedHashRep::Get(const LookupKey& key, void* callback_args,
   const EntryKey target = DecodeEntryKey(key.memtable_key().data());
   // Like a skip list Seek to the lookup key: skip versions newer than the
   // lookup's sequence, then hand out the rest newest first.
-  HashNode* node = FindVersions(target.user_key);
-  while (node != nullptr && SequenceOf(node) > target.sequence()) {
-    node = NextOf(node);
-  }
-  for (; node != nullptr; node = NextOf(node)) {
+  for (HashNode* node =
+           FirstAtOrBelow(FindVersions(target.user_key), target.sequence());
+       node != nullptr; node = NextOf(node)) {
     if (!callback_func(callback_args, node->entry())) return;
   }
 }
@@ -176,19 +179,13 @@ std::shared_ptr<const SortedView> StripedHashRep::CurrentView() {
 }
 
 MemTableRep::Iterator* StripedHashRep::GetIterator(Arena* arena) {
-  std::shared_ptr<const SortedView> view = CurrentView();
-  void* memory = arena != nullptr
-                     ? arena->AllocateAligned(sizeof(StripedHashIterator))
-                     : ::operator new(sizeof(StripedHashIterator));
-  return new (memory) StripedHashIterator(this, std::move(view), comparator_);
+  return NewIteratorIn<StripedHashIterator>(arena, this, CurrentView(),
+                                            comparator_);
 }
 
 MemTableRep::Iterator* StripedHashRep::GetDynamicPrefixIterator(Arena* arena) {
   if (has_prefix_extractor_) return GetIterator(arena);
-  void* memory = arena != nullptr
-                     ? arena->AllocateAligned(sizeof(KeyVersionsIterator))
-                     : ::operator new(sizeof(KeyVersionsIterator));
-  return new (memory) KeyVersionsIterator(this);
+  return NewIteratorIn<KeyVersionsIterator>(arena, this);
 }
 
 std::unique_ptr<StripedHashIterator> StripedHashRep::NewOrderedIterator() {
