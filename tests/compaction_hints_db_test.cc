@@ -75,6 +75,7 @@ class FormatDb {
 
   Status Open() { return db_.Open(options); }
   DB* operator->() const { return db_.get(); }
+  DB* get() const { return db_.get(); }
   void Advance(int64_t seconds) { clock_->Advance(seconds); }
 
   // Writes keys [begin, end) and flushes them into one file.
@@ -312,8 +313,7 @@ std::vector<std::string> TimedPutVersions(TableFormat format, bool compact) {
     seen.push_back(KeyOf(i) + " Get " + (s.ok() ? value : s.ToString()));
   }
   std::vector<KeyVersion> versions;
-  EXPECT_OK(
-      GetAllKeyVersions(db.operator->(), Slice(), Slice(), 100000, &versions));
+  EXPECT_OK(GetAllKeyVersions(db.get(), Slice(), Slice(), 100000, &versions));
   for (const KeyVersion& v : versions) {
     seen.push_back(v.user_key + " @" + std::to_string(v.sequence) + " " +
                    v.GetTypeName() + " " + Slice(v.value).ToString(true));
