@@ -13,15 +13,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: $0 <output-folder>}
 build=${BUILD_DIR:-build}
-tools=(/usr/bin/db_bench /usr/bin/ldb "$build/db_bench_ext/table_reader_bench"
-  "$build/db_bench_ext/table_compare" "$build/db_bench_ext/make_options_file"
-  "$build/cuckoo_sst_dump")
+# An in-tree build folder (BUILD_DIR=build-intree-9.10.0) links RocksDB's
+# release with the plugin compiled in: that tree's db_bench and ldb hold the
+# plugin, and there is no library to preload.
+intree=$(sed -n 's/^CUCKOO_INTREE_ROCKSDB:PATH=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+if [ -n "$intree" ]; then
+  tools=("$intree/db_bench" "$intree/ldb")
+else
+  tools=(/usr/bin/db_bench /usr/bin/ldb)
+fi
+tools+=("$build/db_bench_ext/table_reader_bench" "$build/db_bench_ext/table_compare"
+  "$build/db_bench_ext/make_options_file" "$build/cuckoo_sst_dump")
 for extra in "$build"/db_bench_ext/*_bench; do
   [ -x "$extra" ] && tools+=("$extra")
 done
 
 rm -rf "$out" && mkdir -p "$out/bin" "$out/libexec" "$out/lib"
-cp -L "$build/librocksdb_cuckoo.so" "$out/lib/"
+if [ -z "$intree" ]; then cp -L "$build/librocksdb_cuckoo.so" "$out/lib/"; fi
 for tool in "${tools[@]}"; do
   [ -x "$tool" ] || continue
   cp -L "$tool" "$out/libexec/"
@@ -40,5 +48,5 @@ for lib in /usr/lib/x86_64-linux-gnu/libjemalloc.so.2; do
   [ -f "$lib" ] && cp -L "$lib" "$out/lib/"
 done
 # Debug info is not needed there and the bundle must stay small to copy.
-strip --strip-debug "$out"/libexec/* "$out"/lib/librocksdb_cuckoo.so
+strip --strip-debug "$out"/libexec/* "$out"/lib/librocksdb_cuckoo.so 2>/dev/null || true
 du -sh "$out"

@@ -11,7 +11,8 @@ Workloads, all on a memtable that is never flushed while measured:
            (--reads lookups, all hits, one thread): point Get from the
            memtable only. Its memstats give memory per entry at --num keys.
   insert   fillrandom with WAL off and allow_concurrent_memtable_write=true,
-           --insert_total operations split over each of --insert_threads.
+           --insert_total operations split over each of --insert_threads,
+           keys drawn from --insert_total keys at every thread count.
   scan     fillrandom of --scan_num entries (a ~64 MiB memtable), then
            readseq: a full iteration of the memtable through a DB iterator.
   flush    fillrandom of --scan_num entries, memstats (memory per entry of a
@@ -216,7 +217,11 @@ def workload_runs(args):
             def insert(rep, threads=threads):
                 out, _, err = run_db_bench(
                     args, rep, "fillrandom",
-                    [f"--num={args.insert_total // threads}", f"--threads={threads}",
+                    # One key space for every thread count: db_bench's
+                    # threads each write --writes keys drawn from --num.
+                    [f"--num={args.insert_total}",
+                     f"--writes={args.insert_total // threads}",
+                     f"--threads={threads}",
                      "--allow_concurrent_memtable_write=true",
                      "--enable_write_thread_adaptive_yield=true"] +
                     large_buffer(args.insert_total, args))

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Every thread-scaling row in one go, for a machine with more cores than this
+# project's 2-core VM: the striped counters, the striped_hash memtable's
+# concurrent inserts and Get, AsyncExecutorEnv's throughput, latency,
+# add+cancel and snooze, db_bench fillrandom's stalls on it, and the tables'
+# point reads at 4 and 16 threads. Most important first: a time limit cuts
+# the least important.
+#
+#   db_bench_ext/scaling_rows.sh <out-folder> <in-tree build folder | bundle>
+#
+# The second argument is an in-tree build folder (build-intree-9.10.0) or a
+# portable bundle made from one (BUILD_DIR=build-intree-9.10.0
+# db_bench_ext/make_portable_bundle.sh <bundle>). Each step's report goes
+# to <out-folder>/<step>.txt; a step that fails or runs out of time is noted
+# and the next one runs. STEP_SECONDS (default 150) bounds each step.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=$(mkdir -p "${1:?usage: $0 <out-folder> <build-or-bundle>}" && cd "$1" && pwd)
+src=$(cd "${2:?usage: $0 <out-folder> <build-or-bundle>}" && pwd)
+limit=${STEP_SECONDS:-150}
+export PYTHONUNBUFFERED=1  # a step cut short still shows its finished runs
+
+if [ -x "$src/bin/db_bench" ]; then
+  # A bundle: the harnesses find the tools through an in-tree build
+  # folder's CMake cache, so give them one that points at the bundle.
+  bin=$src/bin
+  build=$out/bundle-build
+  mkdir -p "$build"
+  echo "CUCKOO_INTREE_ROCKSDB:PATH=$bin" >"$build/CMakeCache.txt"
+else
+  build=$src
+  bin=$src/db_bench_ext
+fi
+
+step() {  # step <name> <command...>
+  local name=$1 start=$SECONDS
+  shift
+  echo "== $name: $*"
+  timeout "$limit" "$@" >"$out/$name.txt" 2>&1
+  local rc=$?
+  tail -n 25 "$out/$name.txt"
+  echo "== $name: exit $rc after $((SECONDS - start)) s"
+}
+
+{
+  echo "CPUs: $(nproc); last-level caches seen in sysfs:" \
+    "$(cat /sys/devices/system/cpu/cpu*/cache/index3/shared_cpu_list 2>/dev/null | sort -u | wc -l)"
+  grep -m1 'model name' /proc/cpuinfo
+  date -u
+} | tee "$out/machine.txt"
+
+step counters "$bin/stats_update_bench" --threads=1,2,4,8,16 --repeats=3 \
+  --ops_per_thread=1000000
+step memtable_insert python3 "$here/memtable_compare.py" --build "$build" \
+  --workloads=insert --insert_threads=1,4,16 --repeats=3
+step memtable_insert_unordered python3 "$here/memtable_compare.py" \
+  --build "$build" --workloads=insert --insert_threads=16 --repeats=3 \
+  --extra="--enable_pipelined_write=false --unordered_write=true"
+step executor_throughput "$bin/executor_bench" --benchmarks=throughput \
+  --producers=1,2 --workers=2,8 --runs=5 --jobs=300000 --print_stats=false
+step executor_latency_steady "$bin/executor_bench" --benchmarks=latency \
+  --producers=1 --workers=2,8 --runs=3 --latency_gap_us=20 --print_stats=false
+step executor_latency_idle "$bin/executor_bench" --benchmarks=latency \
+  --producers=1 --workers=2,8 --runs=3 --latency_gap_us=200 \
+  --latency_jobs=5000 --print_stats=false
+step executor_latency_burst "$bin/executor_bench" --benchmarks=latency \
+  --producers=1 --workers=2,8 --runs=3 --latency_gap_us=200 \
+  --latency_burst=16 --latency_jobs=40000 --print_stats=false
+step executor_timers "$bin/executor_bench" --benchmarks=addcancel,snooze \
+  --producers=1 --runs=3 --print_stats=false
+step memtable_get python3 "$here/memtable_compare.py" --build "$build" \
+  --workloads=get --repeats=5
+step fillrandom_stalls python3 "$here/executor_db_bench.py" --build "$build" \
+  --runs=3 --out_dir "$out/executor_db_bench"
+step tables python3 "$here/db_bench_compare.py" --build "$build" \
+  --make_options_file "$bin/make_options_file" \
+  --num 500000 --reads 300000 --reps 2 --threads 4,16 \
+  --formats ours,cuckoo,plain,block,ours_id,cuckoo_id \
+  --workloads get,get_absent --out "$out/tables"
