@@ -21,6 +21,7 @@ limit=${STEP_SECONDS:-150}
 export PYTHONUNBUFFERED=1  # a step cut short still shows its finished runs
 
 if [ -x "$src/bin/db_bench" ]; then
+  db_bench=$src/bin/db_bench
   # A bundle: the harnesses find the tools through an in-tree build
   # folder's CMake cache, so give them one that points at the bundle.
   bin=$src/bin
@@ -30,6 +31,7 @@ if [ -x "$src/bin/db_bench" ]; then
 else
   build=$src
   bin=$src/db_bench_ext
+  db_bench=$(sed -n 's/^CUCKOO_INTREE_ROCKSDB:PATH=//p' "$build/CMakeCache.txt")/db_bench
 fi
 
 step() {  # step <name> <command...>
@@ -56,6 +58,36 @@ step memtable_insert python3 "$here/memtable_compare.py" --build "$build" \
 step memtable_insert_unordered python3 "$here/memtable_compare.py" \
   --build "$build" --workloads=insert --insert_threads=16 --repeats=3 \
   --extra="--enable_pipelined_write=false --unordered_write=true"
+# Where 16 concurrent writers' time goes, from RocksDB's perf context summed
+# over the threads: inserting into the memtable, or waiting in the write
+# thread (write groups, the pipelined writer's hand-offs).
+insert_profile() {
+  local rep path db=${TMPDIR:-/tmp}/scaling_rows_profile
+  for path in "" "--enable_pipelined_write=false --unordered_write=true"; do
+    for rep in skip_list striped_hash; do
+      rm -rf "$db"
+      # shellcheck disable=SC2086  # $path is a list of flags
+      "$db_bench" --db="$db" --memtablerep="$rep" --benchmarks=fillrandom \
+        --num=1000000 --writes=62500 --threads=16 --seed=42 --disable_wal=1 \
+        --compression_type=none --disable_auto_compactions=1 \
+        --write_buffer_size=1073741824 --allow_concurrent_memtable_write=true \
+        --enable_write_thread_adaptive_yield=true --perf_level=3 $path \
+        2>/dev/null | awk -v label="$rep ${path:+unordered_write}${path:-pipelined}" '
+          /^fillrandom/ { rate = $5 }
+          { for (i = 1; i < NF; i++) if ($(i + 1) == "=") sum[$i] += $(i + 2) }
+          END {
+            printf "%-28s %9.0f ops/s; per write, summed over threads: memtable %6.0f ns, write-thread wait %6.0f ns, pre+post %5.0f ns\n",
+              label, rate, sum["write_memtable_time"] / 1e6,
+              sum["write_thread_wait_nanos"] / 1e6,
+              sum["write_pre_and_post_process_time"] / 1e6 }'
+    done
+  done
+  rm -rf "$db"
+}
+
+export db_bench
+export -f insert_profile
+step insert_profile bash -c insert_profile
 step executor_throughput "$bin/executor_bench" --benchmarks=throughput \
   --producers=1,2 --workers=2,8 --runs=5 --jobs=300000 --print_stats=false
 step executor_latency_steady "$bin/executor_bench" --benchmarks=latency \
