@@ -8,6 +8,11 @@
 //              end reading every key and value. For striped_hash the cached
 //              sorted view is dropped first, so every scan pays for the sort.
 //   Get        point lookups of present keys through MemTableRep::Get
+//   ConcurrentFill
+//              N entries inserted by 1 to 16 threads sharing one rep
+//              (InsertKeyConcurrently, as RocksDB's concurrent memtable
+//              writes do), keys drawn from N keys at every thread count:
+//              how the rep itself scales, without RocksDB's write path
 //
 //   build/db_bench_ext/memtable_rep_bench --benchmark_repetitions=5
 //       --benchmark_report_aggregates_only=true   (one command line)
@@ -62,12 +67,17 @@ struct Table {
         comparator(InternalKeyComparator(BytewiseComparator())),
         rep(factory->CreateMemTableRep(comparator, &arena, nullptr, nullptr)) {}
 
-  void Fill(size_t n, uint64_t seed) {
+  void Fill(size_t n, uint64_t seed) { Insert(0, n, n, seed, false, &keys); }
+
+  // Inserts entries begin..end-1 (their sequence numbers), keys drawn from
+  // [0, key_space), appending them to *drawn when given.
+  void Insert(size_t begin, size_t end, size_t key_space, uint64_t seed,
+              bool concurrently, std::vector<uint64_t>* drawn) {
     std::mt19937_64 random(seed);
     std::string entry;
-    for (size_t i = 0; i < n; ++i) {
-      const uint64_t k = random() % n;
-      keys.push_back(k);
+    for (size_t i = begin; i < end; ++i) {
+      const uint64_t k = random() % key_space;
+      if (drawn != nullptr) drawn->push_back(k);
       entry.clear();
       const std::string user_key = KeyOf(k);
       PutVarint32(&entry, static_cast<uint32_t>(kKeySize + 8));
@@ -78,7 +88,11 @@ struct Table {
       char* buf = nullptr;
       KeyHandle handle = rep->Allocate(entry.size(), &buf);
       memcpy(buf, entry.data(), entry.size());
-      rep->InsertKey(handle);
+      if (concurrently) {
+        rep->InsertKeyConcurrently(handle);
+      } else {
+        rep->InsertKey(handle);
+      }
     }
   }
 
@@ -161,6 +175,33 @@ void BM_Get(benchmark::State& state) {
   state.SetLabel(RepName(which));
 }
 
+// One rep shared by every thread of a ConcurrentFill run.
+Table* concurrent_table = nullptr;
+
+void NewConcurrentTable(const benchmark::State& state) {
+  concurrent_table = new Table(static_cast<int>(state.range(0)));
+}
+
+void DeleteConcurrentTable(const benchmark::State&) {
+  delete concurrent_table;
+  concurrent_table = nullptr;
+}
+
+void BM_ConcurrentFill(benchmark::State& state) {
+  const int which = static_cast<int>(state.range(0));
+  const size_t n = NumEntries();
+  const size_t threads = static_cast<size_t>(state.threads());
+  const size_t index = static_cast<size_t>(state.thread_index());
+  const size_t begin = n * index / threads;
+  const size_t end = n * (index + 1) / threads;
+  for (auto _ : state) {
+    concurrent_table->Insert(begin, end, n, index + 1, true, nullptr);
+  }
+  // No items/s: Google Benchmark divides it by the thread count. The real
+  // time is that of all N entries.
+  state.SetLabel(RepName(which));
+}
+
 BENCHMARK(BM_Fill)
     ->Arg(0)
     ->Arg(1)
@@ -168,6 +209,15 @@ BENCHMARK(BM_Fill)
     ->Iterations(3);
 BENCHMARK(BM_FullScan)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Get)->Arg(0)->Arg(1);
+BENCHMARK(BM_ConcurrentFill)
+    ->Arg(0)
+    ->Arg(1)
+    ->ThreadRange(1, 16)
+    ->UseRealTime()
+    ->Iterations(1)
+    ->Setup(NewConcurrentTable)
+    ->Teardown(DeleteConcurrentTable)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace rocksdb_cuckoo

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every thread-scaling row in one go, for a machine with more cores than this
 # project's 2-core VM: the striped counters, the striped_hash memtable's
-# concurrent inserts and Get, AsyncExecutorEnv's throughput, latency,
+# concurrent inserts (in RocksDB and without it) and Get, AsyncExecutorEnv's throughput, latency,
 # add+cancel and snooze, db_bench fillrandom's stalls on it, and the tables'
 # point reads at 4 and 16 threads. Most important first: a time limit cuts
 # the least important.
@@ -53,8 +53,11 @@ step() {  # step <name> <command...>
 
 step counters "$bin/stats_update_bench" --threads=1,2,4,8,16 --repeats=3 \
   --ops_per_thread=1000000
+step memtable_rep_scaling env MEMTABLE_REP_BENCH_N=2000000 \
+  "$bin/memtable_rep_bench" --benchmark_filter=ConcurrentFill \
+  --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 step memtable_insert python3 "$here/memtable_compare.py" --build "$build" \
-  --workloads=insert --insert_threads=1,4,16 --repeats=3
+  --workloads=insert --insert_threads=1,2,4,8,16 --repeats=3
 step memtable_insert_unordered python3 "$here/memtable_compare.py" \
   --build "$build" --workloads=insert --insert_threads=16 --repeats=3 \
   --extra="--enable_pipelined_write=false --unordered_write=true"
@@ -62,8 +65,10 @@ step memtable_insert_unordered python3 "$here/memtable_compare.py" \
 # over the threads: inserting into the memtable, or waiting in the write
 # thread (write groups, the pipelined writer's hand-offs).
 insert_profile() {
-  local rep path db=${TMPDIR:-/tmp}/scaling_rows_profile
+  local rep path mode db=${TMPDIR:-/tmp}/scaling_rows_profile
   for path in "" "--enable_pipelined_write=false --unordered_write=true"; do
+    mode=pipelined
+    [ -n "$path" ] && mode=unordered_write
     for rep in skip_list striped_hash; do
       rm -rf "$db"
       # shellcheck disable=SC2086  # $path is a list of flags
@@ -72,7 +77,7 @@ insert_profile() {
         --compression_type=none --disable_auto_compactions=1 \
         --write_buffer_size=1073741824 --allow_concurrent_memtable_write=true \
         --enable_write_thread_adaptive_yield=true --perf_level=3 $path \
-        2>/dev/null | awk -v label="$rep ${path:+unordered_write}${path:-pipelined}" '
+        2>/dev/null | awk -v label="$rep $mode" '
           /^fillrandom/ { rate = $5 }
           { for (i = 1; i < NF; i++) if ($(i + 1) == "=") sum[$i] += $(i + 2) }
           END {
@@ -89,7 +94,7 @@ export db_bench
 export -f insert_profile
 step insert_profile bash -c insert_profile
 step executor_throughput "$bin/executor_bench" --benchmarks=throughput \
-  --producers=1,2 --workers=2,8 --runs=5 --jobs=300000 --print_stats=false
+  --producers=1,2 --workers=2,8 --runs=9 --jobs=300000 --print_stats=false
 step executor_latency_steady "$bin/executor_bench" --benchmarks=latency \
   --producers=1 --workers=2,8 --runs=3 --latency_gap_us=20 --print_stats=false
 step executor_latency_idle "$bin/executor_bench" --benchmarks=latency \
@@ -99,13 +104,13 @@ step executor_latency_burst "$bin/executor_bench" --benchmarks=latency \
   --producers=1 --workers=2,8 --runs=3 --latency_gap_us=200 \
   --latency_burst=16 --latency_jobs=40000 --print_stats=false
 step executor_timers "$bin/executor_bench" --benchmarks=addcancel,snooze \
-  --producers=1 --runs=3 --print_stats=false
+  --producers=1,2 --runs=5 --print_stats=false
 step memtable_get python3 "$here/memtable_compare.py" --build "$build" \
-  --workloads=get --repeats=5
+  --workloads=get --repeats=7
 step fillrandom_stalls python3 "$here/executor_db_bench.py" --build "$build" \
   --runs=3 --out_dir "$out/executor_db_bench"
 step tables python3 "$here/db_bench_compare.py" --build "$build" \
   --make_options_file "$bin/make_options_file" \
-  --num 500000 --reads 300000 --reps 2 --threads 4,16 \
+  --num 1000000 --reads 300000 --reps 3 --threads 1,4,16 \
   --formats ours,cuckoo,plain,block,ours_id,cuckoo_id \
   --workloads get,get_absent --out "$out/tables"
