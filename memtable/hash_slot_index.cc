@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <memory>
 #include <new>
+#include <thread>
 
 #include "util/key_hash.h"
 #include "util/large_buffer.h"
@@ -41,6 +42,10 @@ inline bool HasUserKey(const HashNode* node, const Slice& user_key) {
 // Rehashing touches every node once, in slot order: fetch this many ahead so
 // the misses overlap.
 constexpr size_t kPrefetchDistance = 8;
+// Slots of the old array per chunk of a doubling: small enough for the
+// chunk's used slots to fit on the stack and for the chunks to spread over
+// many threads, large enough that claiming one is rare.
+constexpr size_t kChunkSlots = 1024;
 
 }  // namespace
 
@@ -58,12 +63,35 @@ struct HashSlotIndex::SlotArray {
   std::atomic<uint64_t>* slots;
 };
 
+// A doubling's work in tasks any thread may claim, in order: first clearing
+// the new array a chunk at a time (first-touching it, page faults and all),
+// then moving the old array's keys a chunk at a time.
+struct HashSlotIndex::Migration {
+  Migration(const SlotArray* old_array, SlotArray* new_array)
+      : from(old_array),
+        to(new_array),
+        clear_tasks((new_array->mask + kChunkSlots) / kChunkSlots),
+        num_tasks(clear_tasks + (old_array->mask + kChunkSlots) / kChunkSlots) {
+  }
+
+  const SlotArray* const from;
+  SlotArray* const to;
+  const size_t clear_tasks;
+  const size_t num_tasks;
+  std::atomic<size_t> next_task{0};
+  std::atomic<size_t> clears_done{0};
+  std::atomic<size_t> tasks_done{0};
+  std::atomic<uint64_t> keys{0};
+};
+
 HashSlotIndex::HashSlotIndex(uint64_t initial_slots, double max_load_factor)
     : max_load_factor_(max_load_factor),
       counts_(kNumCounts, StripeMode::kCore) {
   size_t slots = 16;
   while (slots < initial_slots) slots <<= 1;
-  array_.store(NewSlotArray(slots), std::memory_order_release);
+  SlotArray* array = NewSlotArray(slots);
+  ClearSlots(array, 0, slots);
+  array_.store(array, std::memory_order_release);
   slots_.store(slots, std::memory_order_relaxed);
 }
 
@@ -81,10 +109,13 @@ HashSlotIndex::SlotArray* HashSlotIndex::NewSlotArray(size_t num_slots) const {
   array->memory =
       std::make_unique<LargeBuffer>(num_slots * sizeof(std::atomic<uint64_t>));
   array->slots = static_cast<std::atomic<uint64_t>*>(array->memory->data());
-  for (size_t i = 0; i < num_slots; ++i) {
+  return array;
+}
+
+void HashSlotIndex::ClearSlots(SlotArray* array, size_t begin, size_t end) {
+  for (size_t i = begin; i < end; ++i) {
     new (&array->slots[i]) std::atomic<uint64_t>(0);
   }
-  return array;
 }
 
 void HashSlotIndex::DeleteSlotArray(SlotArray* array) { delete array; }
@@ -106,7 +137,7 @@ HashSlotIndex::InsertResult HashSlotIndex::Insert(HashNode* node,
     bool done;
     bool grow = false;
     {
-      GateScope scope(&gate_, gate_.EnterWrite(cpu));
+      GateScope scope(&gate_, gate_.EnterWrite(cpu, [this] { HelpGrow(); }));
       array = array_.load(std::memory_order_seq_cst);
       done = TryInsert(array, node, hash, key, &result);
       if (done && result.inserted) {
@@ -232,43 +263,107 @@ size_t HashSlotIndex::CollectHeads(HashNode** out, size_t capacity) {
 }
 
 bool HashSlotIndex::Grow(SlotArray* seen) {
-  std::lock_guard<std::mutex> lock(grow_mutex_);
+  std::unique_lock<std::mutex> lock(grow_mutex_, std::defer_lock);
+  while (!lock.try_lock()) {
+    // Another thread is doubling (or freeing the array it replaced).
+    HelpGrow();
+    if (array_.load(std::memory_order_acquire) != seen) return false;
+    std::this_thread::yield();
+  }
   if (array_.load(std::memory_order_acquire) != seen) return false;
 
   gate_.BeginExclusive();
   // Writers are out; readers may still probe `seen`, which stays unchanged.
-  // (Acquire: the nodes were published by other threads' CASes.)
-  LargeBuffer used_memory((seen->mask + 1) * sizeof(uint64_t));
-  uint64_t* used = static_cast<uint64_t*>(used_memory.data());
+  Migration migration(seen, NewSlotArray(2 * (seen->mask + 1)));
+  migration_.store(&migration, std::memory_order_seq_cst);
+  DoTasks(&migration);
+  while (migration.tasks_done.load(std::memory_order_acquire) <
+         migration.num_tasks) {
+    std::this_thread::yield();  // a helper is finishing its task
+  }
+  // Either a helper sees no migration, or this sees it registered.
+  migration_.store(nullptr, std::memory_order_seq_cst);
+  while (helpers_.load(std::memory_order_seq_cst) != 0) {
+    std::this_thread::yield();
+  }
+
+  const uint64_t keys = migration.keys.load(std::memory_order_relaxed);
+  for (size_t s = 0; s < counts_.num_stripes(); ++s) {
+    counts_.At(s)[kKeys].store(s == 0 ? keys : 0, std::memory_order_relaxed);
+  }
+  array_.store(migration.to, std::memory_order_seq_cst);
+  slots_.store(migration.to->mask + 1, std::memory_order_relaxed);
+  gate_.EndExclusive();
+
+  gate_.WaitForReaders();
+  DeleteSlotArray(seen);
+  return true;
+}
+
+void HashSlotIndex::HelpGrow() {
+  if (migration_.load(std::memory_order_acquire) == nullptr) return;
+  helpers_.fetch_add(1, std::memory_order_seq_cst);
+  if (Migration* migration = migration_.load(std::memory_order_seq_cst)) {
+    DoTasks(migration);
+  }
+  helpers_.fetch_sub(1, std::memory_order_release);
+}
+
+void HashSlotIndex::DoTasks(Migration* migration) {
+  for (;;) {
+    const size_t task =
+        migration->next_task.fetch_add(1, std::memory_order_relaxed);
+    if (task >= migration->num_tasks) return;
+    if (task < migration->clear_tasks) {
+      const size_t begin = task * kChunkSlots;
+      ClearSlots(migration->to, begin,
+                 std::min(begin + kChunkSlots, migration->to->mask + 1));
+      migration->clears_done.fetch_add(1, std::memory_order_release);
+    } else {
+      // Keys go anywhere in the new array: all of it must be clear. The
+      // clearing tasks were all claimed before this one, so this waits
+      // only for those still running.
+      while (migration->clears_done.load(std::memory_order_acquire) <
+             migration->clear_tasks) {
+        std::this_thread::yield();
+      }
+      const uint64_t moved = MoveChunk(*migration->from, migration->to,
+                                       task - migration->clear_tasks);
+      migration->keys.fetch_add(moved, std::memory_order_relaxed);
+    }
+    // Release: the growing thread publishes the new array after it has
+    // seen every task done, so readers see every slot moved.
+    migration->tasks_done.fetch_add(1, std::memory_order_release);
+  }
+}
+
+uint64_t HashSlotIndex::MoveChunk(const SlotArray& from, SlotArray* to,
+                                  size_t chunk) {
+  const size_t begin = chunk * kChunkSlots;
+  const size_t end = std::min(begin + kChunkSlots, from.mask + 1);
+  uint64_t used[kChunkSlots];
   size_t num_used = 0;
-  for (size_t i = 0; i <= seen->mask; ++i) {
-    const uint64_t value = seen->slots[i].load(std::memory_order_acquire);
+  for (size_t i = begin; i < end; ++i) {
+    // Acquire: the nodes were published by other threads' CASes.
+    const uint64_t value = from.slots[i].load(std::memory_order_acquire);
     if (value != 0) used[num_used++] = value;
   }
-  SlotArray* bigger = NewSlotArray(2 * (seen->mask + 1));
   for (size_t j = 0; j < num_used; ++j) {
     if (j + kPrefetchDistance < num_used) {
       __builtin_prefetch(SlotNode(used[j + kPrefetchDistance]));
     }
     const uint64_t hash =
         HashUserKey(DecodeEntryKey(SlotNode(used[j])->entry()).user_key);
-    size_t i = hash & bigger->mask;
-    while (bigger->slots[i].load(std::memory_order_relaxed) != 0) {
-      i = (i + 1) & bigger->mask;
+    // Other chunks' keys land in the same new array at the same time.
+    for (size_t i = hash & to->mask;; i = (i + 1) & to->mask) {
+      uint64_t empty = 0;
+      if (to->slots[i].compare_exchange_strong(empty, used[j],
+                                               std::memory_order_relaxed)) {
+        break;
+      }
     }
-    bigger->slots[i].store(used[j], std::memory_order_relaxed);
   }
-  for (size_t s = 0; s < counts_.num_stripes(); ++s) {
-    counts_.At(s)[kKeys].store(s == 0 ? num_used : 0,
-                               std::memory_order_relaxed);
-  }
-  array_.store(bigger, std::memory_order_seq_cst);
-  slots_.store(bigger->mask + 1, std::memory_order_relaxed);
-  gate_.EndExclusive();
-
-  gate_.WaitForReaders();
-  DeleteSlotArray(seen);
-  return true;
+  return num_used;
 }
 
 }  // namespace rocksdb_cuckoo

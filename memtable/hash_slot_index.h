@@ -13,7 +13,10 @@
 // compare-and-swap, from any number of threads. When the share of used slots
 // passes max_load_factor the array doubles: the growing thread pauses
 // writers (ResizeGate), rehashes into a new array, publishes it, and frees
-// the old one after a grace period for readers.
+// the old one after a grace period for readers. The writers it pauses
+// clear the new array and rehash beside it, a chunk of slots at a time,
+// rather than wait: with many writers, one thread doing it all while the
+// rest spun was a large share of all insert time.
 #pragma once
 
 #include <atomic>
@@ -74,9 +77,12 @@ class HashSlotIndex {
 
  private:
   struct SlotArray;
+  struct Migration;
   enum Count : size_t { kKeys, kEntries, kNumCounts };
 
+  // The slots are not cleared yet (ClearSlots).
   SlotArray* NewSlotArray(size_t num_slots) const;
+  static void ClearSlots(SlotArray* array, size_t begin, size_t end);
   static void DeleteSlotArray(SlotArray* array);
 
   // Links node in; false when no slot is free (nothing was changed).
@@ -89,12 +95,23 @@ class HashSlotIndex {
   // Doubles `seen` unless another thread already replaced it; true if this
   // call did.
   bool Grow(SlotArray* seen);
+  // A writer paused by a doubling takes tasks of it while there are any.
+  void HelpGrow();
+  // Does tasks of `migration` until none is left unclaimed.
+  static void DoTasks(Migration* migration);
+  // Rehashes one chunk of the old array's slots into the new array (other
+  // threads move other chunks at the same time); returns the keys moved.
+  static uint64_t MoveChunk(const SlotArray& from, SlotArray* to, size_t chunk);
 
   const double max_load_factor_;
   std::atomic<SlotArray*> array_;
   std::atomic<size_t> slots_{0};
   std::mutex grow_mutex_;
   ResizeGate gate_;
+  // The doubling in progress, for paused writers to help with; the growing
+  // thread frees it only once no helper is left (helpers_).
+  std::atomic<Migration*> migration_{nullptr};
+  std::atomic<int> helpers_{0};
   // Per-CPU counts of user keys in the current array and of all entries.
   StripedCounters counts_;
 };

@@ -28,17 +28,16 @@ ResizeGate::Ticket ResizeGate::EnterRead(int cpu) {
   return {static_cast<uint32_t>(stripe), static_cast<uint32_t>(counter)};
 }
 
-ResizeGate::Ticket ResizeGate::EnterWrite(int cpu) {
+bool ResizeGate::TryEnterWrite(int cpu, Ticket* ticket) {
   const size_t stripe = counters_.IndexFor(cpu);
-  for (;;) {
-    std::atomic<uint64_t>& writers = counters_.At(stripe)[kWriters];
-    writers.fetch_add(1, std::memory_order_seq_cst);
-    if (!exclusive_.load(std::memory_order_seq_cst)) {
-      return {static_cast<uint32_t>(stripe), kWriters};
-    }
+  std::atomic<uint64_t>& writers = counters_.At(stripe)[kWriters];
+  writers.fetch_add(1, std::memory_order_seq_cst);
+  if (exclusive_.load(std::memory_order_seq_cst)) {
     writers.fetch_sub(1, std::memory_order_release);
-    SpinUntil([this] { return !exclusive_.load(std::memory_order_acquire); });
+    return false;
   }
+  *ticket = {static_cast<uint32_t>(stripe), kWriters};
+  return true;
 }
 
 void ResizeGate::BeginExclusive() {

@@ -8,7 +8,8 @@
 //    no reader still holds a pointer loaded before it started, so the old
 //    structure can be freed.
 //  - Writers register before loading the pointer and wait only while a
-//    replacement is in progress. BeginExclusive() turns new writers away and
+//    replacement is in progress, lending a hand meanwhile if the replacing
+//    thread shares its work. BeginExclusive() turns new writers away and
 //    waits for those inside to leave, so the replacement copies a quiescent
 //    structure.
 //
@@ -21,6 +22,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <thread>
 
 #include "util/striped_counters.h"
 
@@ -38,8 +40,22 @@ class ResizeGate {
 
   // `cpu`: the operation's CPU (see StripedCounters::IndexFor).
   Ticket EnterRead(int cpu);
-  // Waits while a replacement is in progress.
-  Ticket EnterWrite(int cpu);
+  // Waits while a replacement is in progress, calling help() meanwhile
+  // (with no registration held, so the replacement can go on).
+  template <class Help>
+  Ticket EnterWrite(int cpu, Help help) {
+    Ticket ticket;
+    while (!TryEnterWrite(cpu, &ticket)) {
+      for (int spins = 0; exclusive_.load(std::memory_order_acquire); ++spins) {
+        help();
+        if (spins >= 64) std::this_thread::yield();
+      }
+    }
+    return ticket;
+  }
+  Ticket EnterWrite(int cpu) {
+    return EnterWrite(cpu, [] {});
+  }
   // Leaves, as a reader or a writer.
   void Exit(Ticket ticket) {
     counters_.At(ticket.stripe)[ticket.counter].fetch_sub(
@@ -58,6 +74,8 @@ class ResizeGate {
  private:
   enum Counter : size_t { kReaders0, kReaders1, kWriters, kNumCounters };
 
+  // Registers a writer unless a replacement is in progress.
+  bool TryEnterWrite(int cpu, Ticket* ticket);
   // Spins, then yields, until the counter reads zero on every stripe.
   void WaitForZero(size_t counter) const;
 

@@ -1,6 +1,7 @@
 // ResizeGate: readers never wait, and a grace period waits for the readers
 // inside; writers wait only while a replacement holds the gate, and the
-// replacement waits for the writers inside.
+// replacement waits for the writers inside. A waiting writer is asked to
+// help with the replacement.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -65,6 +66,32 @@ TEST(ResizeGateTest, TheReplacementWaitsForWritersAndHoldsNewOnes) {
   gate.EndExclusive();
   writer.join();
   EXPECT_TRUE(entered.load());
+}
+
+TEST(ResizeGateTest, AWaitingWriterHelpsUntilTheReplacementEnds) {
+  ResizeGate gate;
+  gate.BeginExclusive();
+  std::atomic<int> helps{0};
+  std::atomic<bool> entered{false};
+  std::thread writer([&] {
+    const ResizeGate::Ticket ticket =
+        gate.EnterWrite(/*cpu=*/1, [&] { helps.fetch_add(1); });
+    entered = true;
+    gate.Exit(ticket);
+  });
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (helps.load() < 100 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  EXPECT_GE(helps.load(), 100) << "the waiting writer was not asked to help";
+  EXPECT_FALSE(entered.load()) << "a writer entered during the replacement";
+  gate.EndExclusive();
+  writer.join();
+  EXPECT_TRUE(entered.load());
+  // Outside a replacement, entering asks for no help.
+  const int before = helps.load();
+  gate.Exit(gate.EnterWrite(/*cpu=*/1, [&] { helps.fetch_add(1); }));
+  EXPECT_EQ(helps.load(), before);
 }
 
 TEST(ResizeGateTest, ManyThreadsNeverOverlapAReplacement) {
