@@ -145,5 +145,45 @@ TEST(HashSlotIndexTest, ConcurrentInsertsAndLookupsAcrossDoublings) {
   }
 }
 
+TEST(HashSlotIndexTest, ManyWritersShareEveryDoubling) {
+  // More writers than CPUs, from 16 slots: most doublings find writers
+  // waiting, which clear and rehash chunks beside the growing thread.
+  constexpr int kThreads = 8;
+  constexpr int kPerThread = 8000;
+  NodeArena arena;
+  HashSlotIndex index(16, 0.75);
+  std::atomic<int> refused{0};
+  std::atomic<int> doublings{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        // Every key twice, from two threads: versions link under the
+        // doublings too.
+        const int k = (t / 2) * kPerThread + i;
+        HashNode* node = arena.Make(Key(k), 1 + t % 2);
+        const HashSlotIndex::InsertResult r =
+            index.Insert(node, DecodeEntryKey(node->entry()), t);
+        if (!r.inserted) refused.fetch_add(1);
+        if (r.grew) doublings.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& w : threads) w.join();
+  EXPECT_EQ(refused.load(), 0);
+  EXPECT_GE(doublings.load(), 10);  // 16 slots to at least 32768
+  EXPECT_EQ(index.NumKeys(), uint64_t{kThreads / 2} * kPerThread);
+  EXPECT_EQ(index.NumEntries(), uint64_t{kThreads} * kPerThread);
+  for (int k = 0; k < kThreads / 2 * kPerThread; ++k) {
+    HashNode* head = index.Find(Key(k), 0).head;
+    ASSERT_NE(head, nullptr) << Key(k);
+    ASSERT_EQ(SequenceOf(head), 2u) << Key(k);
+    HashNode* older = head->next.load();
+    ASSERT_NE(older, nullptr) << Key(k);
+    ASSERT_EQ(SequenceOf(older), 1u) << Key(k);
+    ASSERT_EQ(older->next.load(), nullptr) << Key(k);
+  }
+}
+
 }  // namespace
 }  // namespace rocksdb_cuckoo
