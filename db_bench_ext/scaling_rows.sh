@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Every thread-scaling row in one go, for a machine with more cores than this
-# project's 2-core VM: the striped counters, the striped_hash memtable's
-# concurrent inserts (in RocksDB and without it) and Get, AsyncExecutorEnv's throughput, latency,
-# add+cancel and snooze, db_bench fillrandom's stalls on it, and the tables'
-# point reads at 4 and 16 threads. Most important first: a time limit cuts
-# the least important.
+# Every thread-scaling row in one go, for a machine with more cores than
+# this project's 2-core VM: the striped counters, the striped_hash
+# memtable's concurrent inserts (through db_bench and on the rep alone) and
+# its Get, AsyncExecutorEnv's throughput, latency, add+cancel and snooze,
+# db_bench fillrandom's stalls on it, and the tables' point reads at 1, 4
+# and 16 threads; about 6 minutes on 16 cores. Most important first: a
+# time limit cuts the least important.
 #
 #   db_bench_ext/scaling_rows.sh <out-folder> <in-tree build folder | bundle>
 #
