@@ -42,9 +42,10 @@ inline bool HasUserKey(const HashNode* node, const Slice& user_key) {
 // Rehashing touches every node once, in slot order: fetch this many ahead so
 // the misses overlap.
 constexpr size_t kPrefetchDistance = 8;
-// Slots of the old array per chunk of a doubling: small enough for the
-// chunk's used slots to fit on the stack and for the chunks to spread over
-// many threads, large enough that claiming one is rare.
+// Slots per task of a doubling (clearing the new array, or moving the old
+// one's keys): small enough for a chunk's used slots to fit on the stack
+// and for the tasks to spread over many threads, large enough that
+// claiming one is rare.
 constexpr size_t kChunkSlots = 1024;
 
 }  // namespace
