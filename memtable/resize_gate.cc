@@ -1,21 +1,6 @@
 #include "memtable/resize_gate.h"
 
-#include <thread>
-
 namespace rocksdb_cuckoo {
-
-namespace {
-
-// Waits are rare (one per index doubling) and short (a reader's lookup, or a
-// writer's single insert), so a few spins then yielding is enough.
-template <class Done>
-void SpinUntil(Done done) {
-  for (int spins = 0; !done(); ++spins) {
-    if (spins >= 64) std::this_thread::yield();
-  }
-}
-
-}  // namespace
 
 ResizeGate::ResizeGate(const CpuTopology& topology)
     : counters_(kNumCounters, StripeMode::kCore, topology) {}

@@ -46,10 +46,11 @@ class ResizeGate {
   Ticket EnterWrite(int cpu, Help help) {
     Ticket ticket;
     while (!TryEnterWrite(cpu, &ticket)) {
-      for (int spins = 0; exclusive_.load(std::memory_order_acquire); ++spins) {
+      SpinUntil([&] {
+        if (!exclusive_.load(std::memory_order_acquire)) return true;
         help();
-        if (spins >= 64) std::this_thread::yield();
-      }
+        return false;
+      });
     }
     return ticket;
   }
@@ -74,6 +75,15 @@ class ResizeGate {
  private:
   enum Counter : size_t { kReaders0, kReaders1, kWriters, kNumCounters };
 
+  // Waits are rare (one per index doubling) and short (a reader's lookup,
+  // a writer's single insert, a doubling shared by the waiting writers), so
+  // a few spins then yielding is enough.
+  template <class Done>
+  static void SpinUntil(Done done) {
+    for (int spins = 0; !done(); ++spins) {
+      if (spins >= 64) std::this_thread::yield();
+    }
+  }
   // Registers a writer unless a replacement is in progress.
   bool TryEnterWrite(int cpu, Ticket* ticket);
   // Spins, then yields, until the counter reads zero on every stripe.
