@@ -48,5 +48,6 @@ for lib in /usr/lib/x86_64-linux-gnu/libjemalloc.so.2; do
   [ -f "$lib" ] && cp -L "$lib" "$out/lib/"
 done
 # Debug info is not needed there and the bundle must stay small to copy.
-strip --strip-debug "$out"/libexec/* "$out"/lib/librocksdb_cuckoo.so 2>/dev/null || true
+strip --strip-debug "$out"/libexec/*
+if [ -z "$intree" ]; then strip --strip-debug "$out/lib/librocksdb_cuckoo.so"; fi
 du -sh "$out"
