@@ -191,6 +191,13 @@ def large_buffer(num_entries, args):
 ]
 
 
+EMPTY_GET_ROW = "readrandom, empty memtable (DB::Get's own cost)"
+
+
+def get_row(args):
+    return f"readrandom, memtable only ({args.num} keys)"
+
+
 def workload_runs(args):
     """(name, unit, higher_is_better, function(rep) -> (value, stats line),
     target or None, note)."""
@@ -214,9 +221,9 @@ def workload_runs(args):
             return value, striped_stats(err)
         get.memory = {}
         get.empty = {}
-        runs.append((f"readrandom, memtable only ({args.num} keys)", "ops/s", True, get,
+        runs.append((get_row(args), "ops/s", True, get,
                      GET_TARGET, ""))
-        runs.append(("readrandom, empty memtable (DB::Get's own cost)", "ops/s",
+        runs.append((EMPTY_GET_ROW, "ops/s",
                      True, lambda rep: (get.empty[rep], None), None, ""))
         runs.append((f"memory per entry ({args.num} keys)", "bytes", False,
                      lambda rep: (get.memory[rep], None), MEMORY_TARGET, ""))
@@ -314,14 +321,13 @@ def main():
         lines.append(" ".join(filter(None, [
             f"{name + ' ' + unit:<70} {cells[0]:>26} {cells[1]:>26} "
             f"{ratio:6.2f}x {better}", verdict, note])))
-    empty = samples.get("readrandom, empty memtable (DB::Get's own cost)")
+    empty = samples.get(EMPTY_GET_ROW)
     if empty:
-        get_name = f"readrandom, memtable only ({args.num} keys)"
         floor = max(statistics.median(empty[rep]) for rep in REPS)
+        skip_list = statistics.median(samples[get_row(args)]["skip_list"])
         lines.append(
             "highest memtable-only Get ratio any memtable could reach here "
-            "(the empty memtable's Get rate over skip_list's): "
-            f"{floor / statistics.median(samples[get_name]['skip_list']):.2f}x")
+            f"(the empty memtable's Get rate over skip_list's): {floor / skip_list:.2f}x")
     lines.append("")
     lines.append("striped_hash counters (last run of each workload):")
     for name, stat in stats.items():

@@ -69,6 +69,7 @@ step memtable_insert_unordered python3 "$here/memtable_compare.py" \
 # takes each thread (threads / total rate).
 insert_profile() {
   local rep path mode db=${TMPDIR:-/tmp}/scaling_rows_profile
+  local threads=16 writes=62500  # a million writes in all
   for path in "" "--enable_pipelined_write=false --unordered_write=true"; do
     mode=pipelined
     [ -n "$path" ] && mode=unordered_write
@@ -76,17 +77,17 @@ insert_profile() {
       rm -rf "$db"
       # shellcheck disable=SC2086  # $path is a list of flags
       "$db_bench" --db="$db" --memtablerep="$rep" --benchmarks=fillrandom \
-        --num=1000000 --writes=62500 --threads=16 --seed=42 --disable_wal=1 \
+        --num=1000000 --writes=$writes --threads=$threads --seed=42 --disable_wal=1 \
         --compression_type=none --disable_auto_compactions=1 \
         --write_buffer_size=1073741824 --allow_concurrent_memtable_write=true \
         --enable_write_thread_adaptive_yield=true --perf_level=3 $path \
-        2>/dev/null | awk -v label="$rep $mode" '
+        2>/dev/null | awk -v label="$rep $mode" -v threads=$threads -v writes=$writes '
           /^fillrandom/ { rate = $5 }
           { for (i = 1; i < NF; i++) if ($(i + 1) == "=") v[$i] = $(i + 2) }
           END {
             printf "%-28s %9.0f ops/s; per write of one thread: %6.0f ns in all, memtable %6.0f ns, write-thread wait %6.0f ns\n",
-              label, rate, 16e9 / rate, v["write_memtable_time"] / 62500,
-              v["write_thread_wait_nanos"] / 62500 }'
+              label, rate, threads * 1e9 / rate, v["write_memtable_time"] / writes,
+              v["write_thread_wait_nanos"] / writes }'
     done
   done
   rm -rf "$db"
