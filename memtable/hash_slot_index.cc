@@ -239,6 +239,11 @@ HashSlotIndex::FindResult HashSlotIndex::Find(const Slice& user_key, int cpu) {
     if (seen == 0) break;
     if (SlotTag(seen) == tag) {
       HashNode* head = SlotNode(seen);
+      // A Get copies the found entry's value next: fetch the lines after
+      // the key while the key's own line is on its way, one wait not three.
+      const char* node_bytes = reinterpret_cast<const char*>(head);
+      __builtin_prefetch(node_bytes + 64);
+      __builtin_prefetch(node_bytes + 128);
       if (HasUserKey(head, user_key)) {
         result.head = head;
         break;
