@@ -107,6 +107,53 @@ TEST_F(DelayedTaskQueueTest, ACancelledTaskIsDroppedUnseen) {
   EXPECT_TRUE(cancelled_.empty());
 }
 
+// Timeouts added and cancelled before their time are the common case: they
+// must not pile up in the inbox while the timer thread sleeps. The pushing
+// thread files the inbox once per batch of its pushes, on its own thread.
+TEST_F(DelayedTaskQueueTest, CancelledTimeoutsAreDroppedOncePerBatch) {
+  // Asleep until the first task's time, an hour away.
+  queue_.WatchNew(NewTask(0, 3600 * 1000));
+  std::this_thread::sleep_for(50ms);
+  const size_t n = DelayedTaskQueue::kInboxBatch;
+  std::vector<ExecutorTask*> tasks;
+  for (size_t i = 0; i < n; ++i) tasks.push_back(NewTask(1, 3600 * 1000));
+  size_t still_held = 0;
+  // A thread of its own: the batch counts a thread's pushes, so its last
+  // push here files the inbox.
+  std::thread pusher([&] {
+    for (ExecutorTask* task : tasks) {
+      queue_.WatchNew(task);
+      const uint64_t word = task->word.load();
+      ASSERT_TRUE(task->Transition(word, TaskState::kCancelled));
+      queue_.NoteStaleEntry(task);
+    }
+    // At once, by the last push. That task was filed before it was
+    // cancelled, so its heap entry keeps it.
+    for (size_t i = 0; i + 1 < n; ++i) {
+      if (tasks[i]->refs.load() != 1) ++still_held;
+    }
+  });
+  pusher.join();
+  EXPECT_EQ(still_held, 0u) << "cancelled tasks the queue still references";
+  std::lock_guard<std::mutex> lock(mu_);
+  EXPECT_TRUE(due_.empty());
+  EXPECT_TRUE(cancelled_.empty());
+}
+
+// With nothing filed the timer thread sleeps a second at most, so a task
+// due later than that is not announced to it, and must still come due.
+TEST_F(DelayedTaskQueueTest, ATaskDueAfterTheIdleWakeComesDueOnTime) {
+  queue_.WatchNew(NewTask(0, 1));
+  EXPECT_EQ(WaitForDue(1), (std::vector<int>{0}));
+  std::this_thread::sleep_for(20ms);  // the thread is asleep, idle
+  const int64_t start = SteadyNanos();
+  queue_.WatchNew(NewTaskAt(1, start + 1300 * kMillis));
+  EXPECT_EQ(WaitForDue(2), (std::vector<int>{0, 1}));
+  std::lock_guard<std::mutex> lock(mu_);
+  EXPECT_GE(due_at_[1] - start, 1300 * kMillis);
+  EXPECT_LT(due_at_[1] - start, 3000 * kMillis) << "late";
+}
+
 TEST_F(DelayedTaskQueueTest, ASnoozedTaskComesDueAtItsNewTime) {
   const int64_t start = SteadyNanos();
   ExecutorTask* task = NewTaskAt(1, start + 100 * kMillis);

@@ -71,11 +71,14 @@ void DelayedTaskQueue::Pushed(int64_t wake) {
   }
   // Counted per thread, not in a shared atomic that every push would
   // bounce between cores. Shared by all DelayedTaskQueues of the thread, which
-  // only makes a kick come early.
+  // only makes a filing come early.
   thread_local uint64_t pushes = 0;
-  if (wake < armed_ns_.load(std::memory_order_seq_cst) ||
-      ++pushes % kInboxBatch == 0) {
+  if (wake < armed_ns_.load(std::memory_order_seq_cst)) {
     Kick();
+  } else if (++pushes >= kInboxBatch && TryTidy()) {
+    // (Else the mutex's holder is filing, or the timer thread is awake; the
+    // thread's next push tries again.)
+    pushes = 0;
   }
 }
 
@@ -83,9 +86,28 @@ void DelayedTaskQueue::NoteStaleEntry(const ExecutorTask* task) {
   // Still in the inbox: dropped when filed, never a heap entry.
   if (task->in_timer_inbox.load(std::memory_order_relaxed)) return;
   if (dead_.fetch_add(1, std::memory_order_relaxed) + 1 ==
-      purge_at_.load(std::memory_order_relaxed)) {
+          purge_at_.load(std::memory_order_relaxed) &&
+      !TryTidy()) {
     Kick();
   }
+}
+
+bool DelayedTaskQueue::TryTidy() {
+  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return false;
+  FileInbox();
+  if (dead_.load(std::memory_order_relaxed) >=
+      purge_at_.load(std::memory_order_relaxed)) {
+    Purge();
+  }
+  // Only a task due before the thread's wake time needs the thread now.
+  if (!heap_.empty() &&
+      heap_.front().deadline < armed_ns_.load(std::memory_order_relaxed)) {
+    kicked_ = true;
+    lock.unlock();
+    cv_.notify_one();
+  }
+  return true;
 }
 
 void DelayedTaskQueue::Kick() {
@@ -170,7 +192,8 @@ void DelayedTaskQueue::ThreadMain() {
       ExecutorTask* task = entry.task;
       if (Surface(task, entry.word, now)) due.push_back(task);
     }
-    const int64_t armed = heap_.empty() ? kNever : heap_.front().deadline;
+    const int64_t armed =
+        heap_.empty() ? now + kIdleWakeNanos : heap_.front().deadline;
     armed_ns_.store(armed, std::memory_order_seq_cst);
     if (!due.empty()) {
       lock.unlock();
@@ -182,15 +205,10 @@ void DelayedTaskQueue::ThreadMain() {
     // A Watch that read the old armed_ns_ pushed before we stored the new
     // one, so it is in the inbox now.
     if (kicked_ || !inbox_.Empty()) continue;
-    auto woken = [this] { return kicked_ || stopping_; };
-    if (armed == kNever) {
-      cv_.wait(lock, woken);
-    } else {
-      cv_.wait_until(lock,
-                     std::chrono::steady_clock::time_point(
-                         std::chrono::nanoseconds(armed)),
-                     woken);
-    }
+    cv_.wait_until(
+        lock,
+        std::chrono::steady_clock::time_point(std::chrono::nanoseconds(armed)),
+        [this] { return kicked_ || stopping_; });
   }
 }
 

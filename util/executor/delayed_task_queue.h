@@ -1,14 +1,15 @@
 // The executor's delayed tasks: a binary heap ordered by wake time, served by
 // one thread (started on first use) that sleeps until the earliest task is
-// due and then hands it to its pool.
+// due (a second at most) and then hands it to its pool.
 //
 // Watch is a lock-free push onto an inbox that the timer thread files into
 // the heap; it wakes the thread only when the new wake time is earlier than
-// the one the thread sleeps towards, or once per kInboxBatch pushes so the
-// inbox stays short. Cancel and Snooze never search the heap: they change the
-// task's word. Heap entries recorded in an earlier turn are dropped when they
-// surface (or in a purge once they outnumber the live ones); an entry whose
-// task was snoozed later within its turn files itself again at the new time.
+// the one the thread sleeps towards. Once per kInboxBatch pushes, so the
+// inbox stays short, the pushing thread files the inbox itself. Cancel and
+// Snooze never search the heap: they change the task's word. Heap entries
+// recorded in an earlier turn are dropped when they surface (or in a purge once
+// they outnumber the live ones); an entry whose task was snoozed later within
+// its turn files itself again at the new time.
 #pragma once
 
 #include <atomic>
@@ -51,21 +52,34 @@ class DelayedTaskQueue {
   // Stops the thread and cancels every delayed task (through `cancelled`).
   void Stop();
 
- private:
   struct Entry {
     int64_t deadline;
     uint64_t word;
     ExecutorTask* task;
   };
-  using Inbox = ShardedMpscStack<ExecutorTask, &ExecutorTask::timer_next>;
-  // Each pushing thread wakes the timer thread once per this many of its
-  // pushes (so the inbox stays short); the heap is purged when dead entries
-  // exceed max(this, live entries).
+  // Each pushing thread files the inbox once per this many of its pushes
+  // (so the inbox stays short); the heap is purged when dead entries exceed
+  // max(this, live entries).
   static constexpr uint64_t kInboxBatch = 1024;
+
+ private:
+  using Inbox = ShardedMpscStack<ExecutorTask, &ExecutorTask::timer_next>;
+  // Until the thread first sleeps, every push wakes it.
   static constexpr int64_t kNever = INT64_MAX;
+  // With no task filed the thread still wakes this often, so that a push due
+  // later needs no wake-up: a timeout added and cancelled before its time
+  // (the common case) then costs the timer thread nothing, for one wake a
+  // second while idle.
+  static constexpr int64_t kIdleWakeNanos = 1000 * 1000 * 1000;
 
   void ThreadMain();
   void Kick();
+  // Files the inbox and purges dead entries on the calling thread, waking
+  // the timer thread only if a filed task is due before it wakes anyway:
+  // waking a sleeping thread costs far more than the filing (tens of
+  // microseconds on virtual machines). False, having done nothing, if
+  // another thread holds the mutex: it never waits.
+  bool TryTidy();
   // What Watch and WatchNew share once the task is in the inbox.
   void Pushed(int64_t wake);
   // These require mu_.
