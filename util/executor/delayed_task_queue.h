@@ -52,17 +52,17 @@ class DelayedTaskQueue {
   // Stops the thread and cancels every delayed task (through `cancelled`).
   void Stop();
 
-  struct Entry {
-    int64_t deadline;
-    uint64_t word;
-    ExecutorTask* task;
-  };
   // Each pushing thread files the inbox once per this many of its pushes
   // (so the inbox stays short); the heap is purged when dead entries exceed
   // max(this, live entries).
   static constexpr uint64_t kInboxBatch = 1024;
 
  private:
+  struct Entry {
+    int64_t deadline;
+    uint64_t word;
+    ExecutorTask* task;
+  };
   using Inbox = ShardedMpscStack<ExecutorTask, &ExecutorTask::timer_next>;
   // Until the thread first sleeps, every push wakes it.
   static constexpr int64_t kNever = INT64_MAX;
