@@ -67,9 +67,9 @@ class DelayedTaskQueue {
   // Until the thread first sleeps, every push wakes it.
   static constexpr int64_t kNever = INT64_MAX;
   // With no task filed the thread still wakes this often, so that a push due
-  // later needs no wake-up: a timeout added and cancelled before its time
-  // (the common case) then costs the timer thread nothing, for one wake a
-  // second while idle.
+  // later needs no wake-up: timeouts of more than this, added and cancelled
+  // before their time (the common case), then cost the timer thread nothing,
+  // for one wake a second while idle.
   static constexpr int64_t kIdleWakeNanos = 1000 * 1000 * 1000;
 
   void ThreadMain();
