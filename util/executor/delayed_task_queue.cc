@@ -95,11 +95,7 @@ void DelayedTaskQueue::NoteStaleEntry(const ExecutorTask* task) {
 bool DelayedTaskQueue::TryTidy() {
   std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
   if (!lock.owns_lock()) return false;
-  FileInbox();
-  if (dead_.load(std::memory_order_relaxed) >=
-      purge_at_.load(std::memory_order_relaxed)) {
-    Purge();
-  }
+  Tidy();
   // Only a task due before the thread's wake time needs the thread now.
   if (!heap_.empty() &&
       heap_.front().deadline < armed_ns_.load(std::memory_order_relaxed)) {
@@ -137,6 +133,14 @@ void DelayedTaskQueue::FileInbox() {
       task = next;
     }
   });
+}
+
+void DelayedTaskQueue::Tidy() {
+  FileInbox();
+  if (dead_.load(std::memory_order_relaxed) >=
+      purge_at_.load(std::memory_order_relaxed)) {
+    Purge();
+  }
 }
 
 void DelayedTaskQueue::Purge() {
@@ -179,11 +183,7 @@ void DelayedTaskQueue::ThreadMain() {
   std::vector<ExecutorTask*> due;
   while (!stopping_) {
     kicked_ = false;
-    FileInbox();
-    if (dead_.load(std::memory_order_relaxed) >=
-        purge_at_.load(std::memory_order_relaxed)) {
-      Purge();
-    }
+    Tidy();
     const int64_t now = SteadyNanos();
     while (!heap_.empty() && heap_.front().deadline <= now) {
       std::pop_heap(heap_.begin(), heap_.end(), Later());

@@ -85,6 +85,8 @@ class DelayedTaskQueue {
   // These require mu_.
   void FileInbox();
   void PushEntry(const Entry& entry);
+  // Files the inbox, and purges once dead entries reach purge_at_.
+  void Tidy();
   // An entry's time came: true if its task is due and now kReady; false if
   // it is filed again (snoozed later) or dropped (reference and all).
   bool Surface(ExecutorTask* task, uint64_t entry_word, int64_t now);
