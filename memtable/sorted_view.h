@@ -64,7 +64,8 @@ class SortedView {
 class SortedViewSource {
  public:
   virtual ~SortedViewSource() = default;
-  // `view` while nothing was inserted since it was built, else a new one.
+  // `view` while nothing was inserted since it was built, else (or if null)
+  // the current one.
   virtual std::shared_ptr<const SortedView> Renewed(
       std::shared_ptr<const SortedView> view) = 0;
 };

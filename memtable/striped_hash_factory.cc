@@ -188,8 +188,7 @@ MemTableRep* StripedHashMemTableFactory::CreateMemTableRep(
                                                  prefix_extractor, logger);
     }
   }
-  return new StripedHashRep(comparator, allocator, options_, stats_,
-                            prefix_extractor != nullptr);
+  return new StripedHashRep(comparator, allocator, options_, stats_);
 }
 
 StripedHashMemTableStats StripedHashMemTableFactory::GetStats() const {

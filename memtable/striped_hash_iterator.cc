@@ -24,11 +24,26 @@ HashNode* LastOfChain(HashNode* node) {
 
 StripedHashIterator::StripedHashIterator(SortedViewSource* source,
                                          std::shared_ptr<const SortedView> view,
-                                         const KeyComparator& comparator)
-    : source_(source), view_(std::move(view)), comparator_(comparator) {}
+                                         const KeyComparator& comparator,
+                                         const KeyVersionsSource* versions)
+    : source_(source),
+      versions_(versions),
+      view_(std::move(view)),
+      comparator_(comparator) {}
+
+bool StripedHashIterator::OnOneKey(const char* memtable_key) {
+  on_one_key_ = versions_ != nullptr && memtable_key != nullptr;
+  if (on_one_key_) {
+    key_head_ = versions_->NewestVersion(DecodeEntryKey(memtable_key).user_key);
+  }
+  return on_one_key_;
+}
 
 void StripedHashIterator::BeforePositioning() {
-  if (positioned_) view_ = source_->Renewed(std::move(view_));
+  on_one_key_ = false;
+  if (positioned_ || view_ == nullptr) {
+    view_ = source_->Renewed(std::move(view_));
+  }
   positioned_ = true;
 }
 
@@ -53,7 +68,7 @@ void StripedHashIterator::ToHead(size_t index) {
 
 void StripedHashIterator::Next() {
   HashNode* next = NextOf(node_);
-  if (next != nullptr) {
+  if (next != nullptr || on_one_key_) {
     node_ = next;
   } else {
     ToHead(index_ + 1);
@@ -61,6 +76,10 @@ void StripedHashIterator::Next() {
 }
 
 void StripedHashIterator::Prev() {
+  if (on_one_key_) {
+    node_ = VersionBefore(key_head_, node_);
+    return;
+  }
   HashNode* head = view_->head(index_);
   if (node_ != head) {
     // node_ stays reachable from the head: entries are never unlinked.
@@ -81,6 +100,11 @@ const char* StripedHashIterator::Target(const Slice& internal_key,
 
 void StripedHashIterator::Seek(const Slice& internal_key,
                                const char* memtable_key) {
+  if (OnOneKey(memtable_key)) {
+    // The first version at or below the target's sequence number.
+    node_ = FirstAtOrBelow(key_head_, DecodeEntryKey(memtable_key).sequence());
+    return;
+  }
   BeforePositioning();
   const char* target = Target(internal_key, memtable_key);
   const size_t index = view_->LowerBound(target);
@@ -104,6 +128,11 @@ void StripedHashIterator::Seek(const Slice& internal_key,
 
 void StripedHashIterator::SeekForPrev(const Slice& internal_key,
                                       const char* memtable_key) {
+  if (OnOneKey(memtable_key)) {
+    // The last version at or above the target's sequence number.
+    node_ = LastAtOrAbove(key_head_, DecodeEntryKey(memtable_key).sequence());
+    return;
+  }
   BeforePositioning();
   const char* target = Target(internal_key, memtable_key);
   const size_t index = view_->UpperBound(target);

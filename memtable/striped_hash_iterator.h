@@ -1,26 +1,59 @@
 // MemTableRep::Iterator over a SortedView: heads in user-key order, each
 // followed by its older versions along the chain. Seek and SeekForPrev
 // binary-search the heads, then walk one chain.
+//
+// The same iterator serves GetDynamicPrefixIterator, which RocksDB uses two
+// ways:
+//   - for work on one key (with max_successive_merges, counting a key's
+//     newest merge operands on every Merge; in-place updates): these seek
+//     with the memtable key in hand and stop at the first other user key;
+//   - with a prefix extractor, for prefix seeks (MemTableIterator), which
+//     seek with the internal key only and need every key of the prefix, in
+//     order.
+// Made with a KeyVersionsSource, a Seek or SeekForPrev given the memtable
+// key places the iterator on the target user key's versions alone, found
+// through the hash index, and Next and Prev leaving them invalidate it:
+// the sorted view would sort the whole memtable again after every write.
+// Any other positioning uses the view. (RocksDB 7.8.3 through 9.11.2 pass
+// the memtable key from exactly those single-key operations:
+// MemTable::Update, UpdateCallback, CountSuccessiveMergeEntries and
+// MemTableRep::Get.)
 #pragma once
 
 #include <cstddef>
 #include <memory>
 #include <string>
 
+#include "memtable/hash_node.h"
 #include "memtable/memtable_rep_compat.h"
 #include "memtable/sorted_view.h"
 #include "rocksdb/memtablerep.h"
+#include "rocksdb/slice.h"
 
 namespace rocksdb_cuckoo {
+
+// Finds one user key's versions without the sorted view.
+class KeyVersionsSource {
+ public:
+  virtual ~KeyVersionsSource() = default;
+  // The newest version of `user_key` (older ones follow on its chain), or
+  // null.
+  virtual HashNode* NewestVersion(
+      const ROCKSDB_NAMESPACE::Slice& user_key) const = 0;
+};
 
 class StripedHashIterator
     : public ValidatingMemTableIterator<StripedHashIterator> {
  public:
   using KeyComparator = ROCKSDB_NAMESPACE::MemTableRep::KeyComparator;
 
+  // A null `view`: the iterator takes the current one when first positioned.
+  // A non-null `versions`: seeks given the memtable key stay on its user
+  // key (above).
   StripedHashIterator(SortedViewSource* source,
                       std::shared_ptr<const SortedView> view,
-                      const KeyComparator& comparator);
+                      const KeyComparator& comparator,
+                      const KeyVersionsSource* versions = nullptr);
 
   bool Valid() const override { return node_ != nullptr; }
   const char* key() const override { return node_->entry(); }
@@ -52,11 +85,19 @@ class StripedHashIterator
   void ToHead(size_t index);
   const char* Target(const ROCKSDB_NAMESPACE::Slice& internal_key,
                      const char* memtable_key);
+  // For Seek and SeekForPrev: whether this one stays on the target's user
+  // key; if so, loads that key's newest version into key_head_.
+  bool OnOneKey(const char* memtable_key);
   // OK if `before` sorts before `after`, else Corruption; invalidates.
   ROCKSDB_NAMESPACE::Status CheckOrder(const char* before, const char* after,
                                        bool allow_data_in_errors);
 
   SortedViewSource* const source_;
+  const KeyVersionsSource* const versions_;
+  // Positioned on one user key's versions (key_head_ the newest), not in
+  // the view.
+  bool on_one_key_ = false;
+  HashNode* key_head_ = nullptr;
   std::shared_ptr<const SortedView> view_;
   const KeyComparator& comparator_;
   bool positioned_ = false;

@@ -51,12 +51,10 @@ MemTableRep::Iterator* NewIteratorIn(Arena* arena, Args&&... args) {
 StripedHashRep::StripedHashRep(const KeyComparator& comparator,
                                Allocator* allocator,
                                const StripedHashMemTableOptions& options,
-                               std::shared_ptr<StripedCounters> stats,
-                               bool has_prefix_extractor)
+                               std::shared_ptr<StripedCounters> stats)
     : ValidatingMemTableRep(allocator),
       comparator_(comparator),
       order_(DetectKeyOrder(comparator)),
-      has_prefix_extractor_(has_prefix_extractor),
       stats_(std::move(stats)),
       entries_(allocator, options.entry_slab_size),
       index_(options.bucket_count, options.max_load_factor) {
@@ -184,18 +182,15 @@ MemTableRep::Iterator* StripedHashRep::GetIterator(Arena* arena) {
 }
 
 MemTableRep::Iterator* StripedHashRep::GetDynamicPrefixIterator(Arena* arena) {
-  if (has_prefix_extractor_) return GetIterator(arena);
-  return NewIteratorIn<KeyVersionsIterator>(arena, this);
-}
-
-std::unique_ptr<StripedHashIterator> StripedHashRep::NewOrderedIterator() {
-  return std::make_unique<StripedHashIterator>(this, CurrentView(),
-                                               comparator_);
+  return NewIteratorIn<StripedHashIterator>(arena, this, nullptr, comparator_,
+                                            this);
 }
 
 std::shared_ptr<const SortedView> StripedHashRep::Renewed(
     std::shared_ptr<const SortedView> view) {
-  if (view->covered_entries() == index_.NumEntries()) return view;
+  if (view != nullptr && view->covered_entries() == index_.NumEntries()) {
+    return view;
+  }
   return CurrentView();
 }
 

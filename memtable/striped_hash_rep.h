@@ -1,8 +1,8 @@
 // The striped_hash MemTableRep: entries live in the memtable's arena as
 // HashNodes, a HashSlotIndex finds a user key's version chain for Get,
-// Contains and the work RocksDB does on one key (KeyVersionsIterator), and
-// iterators (flush included) walk a SortedView built on demand and shared
-// until the next insert.
+// Contains and the work RocksDB does on one key (iterator seeks that carry
+// the memtable key), and other iterators (flush included) walk a SortedView
+// built on demand and shared until the next insert.
 #pragma once
 
 #include <atomic>
@@ -13,9 +13,9 @@
 
 #include "memtable/entry_slabs.h"
 #include "memtable/hash_slot_index.h"
-#include "memtable/key_versions_iterator.h"
 #include "memtable/memtable_rep_compat.h"
 #include "memtable/sorted_view.h"
+#include "memtable/striped_hash_iterator.h"
 #include "memtable/striped_hash_memtable.h"
 #include "rocksdb/memtablerep.h"
 #include "util/striped_counters.h"
@@ -26,13 +26,10 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
                        public SortedViewSource,
                        public KeyVersionsSource {
  public:
-  // `has_prefix_extractor`: whether the memtable has one (RocksDB's prefix
-  // iterators then need every key of a prefix, in order).
   StripedHashRep(const KeyComparator& comparator,
                  ROCKSDB_NAMESPACE::Allocator* allocator,
                  const StripedHashMemTableOptions& options,
-                 std::shared_ptr<StripedCounters> stats,
-                 bool has_prefix_extractor);
+                 std::shared_ptr<StripedCounters> stats);
 
   ROCKSDB_NAMESPACE::KeyHandle Allocate(const size_t len, char** buf) override;
 
@@ -90,7 +87,9 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
   void MarkFlushed() override;
 
   Iterator* GetIterator(ROCKSDB_NAMESPACE::Arena* arena = nullptr) override;
-  // A KeyVersionsIterator without a prefix extractor, else GetIterator().
+  // A StripedHashIterator whose seeks given the memtable key (RocksDB's work
+  // on one key) go through the hash index; its prefix seeks go through the
+  // sorted view.
   Iterator* GetDynamicPrefixIterator(
       ROCKSDB_NAMESPACE::Arena* arena = nullptr) override;
 
@@ -107,11 +106,9 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
       const ROCKSDB_NAMESPACE::Slice& user_key) const override {
     return FindVersions(user_key);
   }
-  std::unique_ptr<StripedHashIterator> NewOrderedIterator() override;
 
   const KeyComparator& comparator_;
   const KeyOrder order_;
-  const bool has_prefix_extractor_;
   const std::shared_ptr<StripedCounters> stats_;
   EntrySlabs entries_;
   // Find() registers with the index's gate, so lookups mutate counters even

@@ -13,6 +13,7 @@
 
 #include "rocksdb/db.h"
 #include "rocksdb/slice_transform.h"
+#include "rocksdb/version.h"
 #include "tests/model_reads.h"
 #include "tests/scratch_db.h"
 #include "tests/status_assertions.h"
@@ -194,6 +195,17 @@ TEST_P(PrefixReadsTest, ReopenedWithAnotherExtractorReadsTheSame) {
   ASSERT_OK(db_->CompactRange(CompactRangeOptions(), nullptr, nullptr));
   ExpectPrefixReads(3);
 }
+
+#if ROCKSDB_MAJOR >= 9
+// RocksDB 9.x's paranoid_memory_checks reads the memtable through its
+// checked operations, prefix seeks included.
+TEST_P(PrefixReadsTest, PrefixSeeksUnderParanoidMemoryChecks) {
+  options_.paranoid_memory_checks = true;
+  ASSERT_OK(db_.Open(options_));
+  Fill();
+  ExpectPrefixReads(4);
+}
+#endif
 
 INSTANTIATE_TEST_SUITE_P(Formats, PrefixReadsTest, testing::kTableFormats,
                          testing::TableFormatName);

@@ -284,12 +284,13 @@ TEST(StripedHashRepTest, SeeksMatchReference) {
   }
 }
 
-// Without a prefix extractor, GetDynamicPrefixIterator serves RocksDB's work
-// on one key (with max_successive_merges, a count of the newest merges on
-// every Merge): a Seek lands where the ordered iterator would, but only on
-// the target's own user key, Next and Prev stay on it, and no seek sorts the
-// memtable, however many inserts came between. SeekToFirst and SeekToLast
-// have no key to stay on and go over everything in order.
+// GetDynamicPrefixIterator serves RocksDB's work on one key (with
+// max_successive_merges, a count of the newest merges on every Merge), which
+// seeks with the memtable key: a Seek lands where the ordered iterator
+// would, but only on the target's own user key, Next and Prev stay on it,
+// and no seek sorts the memtable, however many inserts came between.
+// SeekToFirst and SeekToLast have no key to stay on and go over everything
+// in order.
 TEST(StripedHashRepTest, DynamicPrefixIteratorStaysOnTheSoughtKey) {
   std::mt19937_64 random(5);
   RepHarness h;
@@ -334,7 +335,7 @@ TEST(StripedHashRepTest, DynamicPrefixIteratorStaysOnTheSoughtKey) {
         versions.begin(), versions.end(),
         [&](const std::string& k) { return cmp(k.data(), mkey.data()) < 0; });
 
-    iter->Seek(ikey, i % 3 != 0 ? mkey.data() : nullptr);
+    iter->Seek(ikey, mkey.data());
     for (auto expected = lower; expected != versions.end(); ++expected) {
       ASSERT_TRUE(iter->Valid()) << user_key;
       EXPECT_EQ(MemtableKeyAt(iter->key()), *expected);
@@ -356,7 +357,7 @@ TEST(StripedHashRepTest, DynamicPrefixIteratorStaysOnTheSoughtKey) {
     const auto upper = std::partition_point(
         versions.begin(), versions.end(),
         [&](const std::string& k) { return cmp(k.data(), mkey.data()) <= 0; });
-    iter->SeekForPrev(ikey, i % 3 != 1 ? mkey.data() : nullptr);
+    iter->SeekForPrev(ikey, mkey.data());
     if (upper == versions.begin()) {
       EXPECT_FALSE(iter->Valid());
     } else {
@@ -380,9 +381,11 @@ TEST(StripedHashRepTest, DynamicPrefixIteratorStaysOnTheSoughtKey) {
   EXPECT_EQ(backward, expected);
 }
 
-// With a prefix extractor RocksDB's prefix iterators need every key of the
-// target's prefix, in order: the dynamic iterator is the ordered one.
-TEST(StripedHashRepTest, DynamicPrefixIteratorWithAnExtractorIsOrdered) {
+// With a prefix extractor RocksDB's prefix seeks (which carry no memtable
+// key) need every key of the target's prefix, in order: they get the
+// ordered view. Its work on one key (which does carry it) still stays on
+// the key, without a sort, between writes as well.
+TEST(StripedHashRepTest, DynamicPrefixIteratorWithAnExtractor) {
   std::unique_ptr<const SliceTransform> prefix(NewFixedPrefixTransform(2));
   RepHarness h(StripedHashMemTableOptions(), BytewiseComparator(),
                prefix.get());
@@ -391,13 +394,29 @@ TEST(StripedHashRepTest, DynamicPrefixIteratorWithAnExtractorIsOrdered) {
   ASSERT_TRUE(h.Insert({"ab1", 3, kTypeValue, "3"}));
   std::unique_ptr<MemTableRep::Iterator> iter(
       h.rep()->GetDynamicPrefixIterator());
-  const Entry target{"aa1", kMaxSequenceNumber, kValueTypeForSeek, ""};
-  iter->Seek(target.InternalKey(), target.MemtableKey().data());
-  std::vector<std::string> seen;
-  for (; iter->Valid(); iter->Next()) {
-    seen.push_back(DecodeEntry(iter->key()).user_key);
+  auto user_keys_from = [&](bool with_memtable_key) {
+    const Entry target{"aa1", kMaxSequenceNumber, kValueTypeForSeek, ""};
+    const std::string mkey = target.MemtableKey();
+    iter->Seek(target.InternalKey(), with_memtable_key ? mkey.data() : nullptr);
+    std::vector<std::string> seen;
+    for (; iter->Valid(); iter->Next()) {
+      seen.push_back(DecodeEntry(iter->key()).user_key);
+    }
+    return seen;
+  };
+  EXPECT_EQ(user_keys_from(false),
+            (std::vector<std::string>{"aa1", "aa2", "ab1"}));
+  const uint64_t sorts = h.factory()->GetStats().sorts;
+  for (SequenceNumber seq = 4; seq < 8; ++seq) {
+    ASSERT_TRUE(h.Insert({"aa1", seq, kTypeMerge, "m"}));
+    EXPECT_EQ(user_keys_from(true), std::vector<std::string>(seq - 2, "aa1"));
   }
-  EXPECT_EQ(seen, (std::vector<std::string>{"aa1", "aa2", "ab1"}));
+  EXPECT_EQ(h.factory()->GetStats().sorts, sorts);
+  // A prefix seek after those writes sees them.
+  EXPECT_EQ(user_keys_from(false),
+            (std::vector<std::string>{"aa1", "aa1", "aa1", "aa1", "aa1", "aa2",
+                                      "ab1"}));
+  EXPECT_GT(h.factory()->GetStats().sorts, sorts);
 }
 
 TEST(StripedHashRepTest, EmptyRep) {
