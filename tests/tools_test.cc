@@ -436,10 +436,10 @@ TEST_F(CuckooLdbBaseOptionsTest, DumpLoadsIntoABlockBasedDb) {
         !Contains(text, "CuckooHashTable");
   }
   EXPECT_TRUE(options_name_block_based);
-  ExpectDbContents(RunCommand(std::string("env -u LD_PRELOAD ") +
-                              Quote(kCuckooLdb) + " --db=" + Quote(target) +
-                              " scan"),
-                   kScanDelim);
+  ExpectDbContents(
+      RunCommand(std::string("env -u LD_PRELOAD ") + Quote(kCuckooLdb) +
+                 " --db=" + Quote(target) + " scan"),
+      kScanDelim);
   fs::remove_all(target);
 }
 
