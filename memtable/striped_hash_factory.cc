@@ -188,7 +188,7 @@ MemTableRep* StripedHashMemTableFactory::CreateMemTableRep(
                                                  prefix_extractor, logger);
     }
   }
-  return new StripedHashRep(comparator, allocator, options_, stats_);
+  return new StripedHashRep(comparator, allocator, options_, stats_, logger);
 }
 
 StripedHashMemTableStats StripedHashMemTableFactory::GetStats() const {

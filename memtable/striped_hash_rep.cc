@@ -51,13 +51,15 @@ MemTableRep::Iterator* NewIteratorIn(Arena* arena, Args&&... args) {
 StripedHashRep::StripedHashRep(const KeyComparator& comparator,
                                Allocator* allocator,
                                const StripedHashMemTableOptions& options,
-                               std::shared_ptr<StripedCounters> stats)
+                               std::shared_ptr<StripedCounters> stats,
+                               Logger* logger)
     : ValidatingMemTableRep(allocator),
       comparator_(comparator),
       order_(DetectKeyOrder(comparator)),
       stats_(std::move(stats)),
       entries_(allocator, options.entry_slab_size),
-      index_(options.bucket_count, options.max_load_factor) {
+      index_(options.bucket_count, options.max_load_factor),
+      logger_(logger) {
   stats_->Add(kStatMemtables, 1);
 }
 
@@ -172,6 +174,14 @@ std::shared_ptr<const SortedView> StripedHashRep::CurrentView() {
     view_ = std::make_shared<const SortedView>(&index_, comparator_, order_);
     view_bytes_.store(view_->MemoryUsage(), std::memory_order_relaxed);
     stats_->Add(kStatSorts, 1);
+    if (++sorts_ == kSortsWorthAWarning) {
+      Warn(logger_,
+           "striped_hash: a memtable sorted its entries %d times (now %zu "
+           "of them): every iterator positioned after a write sorts the "
+           "whole memtable; to iterate while writing, use the skip_list "
+           "memtable",
+           sorts_, view_->size());
+    }
   }
   return view_;
 }

@@ -29,7 +29,8 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
   StripedHashRep(const KeyComparator& comparator,
                  ROCKSDB_NAMESPACE::Allocator* allocator,
                  const StripedHashMemTableOptions& options,
-                 std::shared_ptr<StripedCounters> stats);
+                 std::shared_ptr<StripedCounters> stats,
+                 ROCKSDB_NAMESPACE::Logger* logger);
 
   ROCKSDB_NAMESPACE::KeyHandle Allocate(const size_t len, char** buf) override;
 
@@ -115,8 +116,14 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
   // through the const Contains().
   mutable HashSlotIndex index_;
 
+  // Sorting is the one expensive thing a workload can ask of this memtable
+  // without knowing: every iterator positioned after a write sorts all of
+  // it. Once a memtable has been sorted this often, the DB's LOG says so.
+  static constexpr int kSortsWorthAWarning = 64;
+  ROCKSDB_NAMESPACE::Logger* const logger_;
   std::mutex view_mutex_;
   std::shared_ptr<const SortedView> view_;  // guarded by view_mutex_
+  int sorts_ = 0;                           // guarded by view_mutex_
   std::atomic<size_t> view_bytes_{0};
   std::atomic<bool> read_only_{false};
   size_t read_only_usage_ = 0;  // written before read_only_ is set

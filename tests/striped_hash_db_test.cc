@@ -11,8 +11,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdarg>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -22,6 +25,7 @@
 #include "plugin/rocksdb_cuckoo.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
+#include "rocksdb/env.h"
 #include "tests/status_assertions.h"
 
 namespace rocksdb_cuckoo {
@@ -215,6 +219,71 @@ TEST_F(StripedHashIteratorReuseTest, TailingIteratorSeesWritesMadeSince) {
   ASSERT_TRUE(it->Valid());
   EXPECT_EQ(it->key().ToString() + "=" + it->value().ToString(), "c=new");
   ASSERT_OK(it->status());
+}
+
+// Every iterator positioned after a write sorts the memtable. A workload
+// that does that all the time is told so in the DB's LOG, once per
+// memtable, when the memtable has been sorted 64 times.
+class LinesLogger : public Logger {
+ public:
+  LinesLogger() : Logger(InfoLogLevel::INFO_LEVEL) {}
+  using Logger::Logv;
+  void Logv(const char* format, va_list ap) override {
+    char line[1024];
+    vsnprintf(line, sizeof(line), format, ap);
+    std::lock_guard<std::mutex> lock(mu_);
+    lines_.emplace_back(line);
+  }
+  int Count(const std::string& text) {
+    std::lock_guard<std::mutex> lock(mu_);
+    int n = 0;
+    for (const std::string& line : lines_) {
+      if (line.find(text) != std::string::npos) ++n;
+    }
+    return n;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> lines_;
+};
+
+TEST(StripedHashSortWarningTest, SaidOnceWhenAMemtableWasSortedOften) {
+  const std::string path =
+      ::testing::TempDir() + "/striped_hash_sorts_" + std::to_string(getpid());
+  std::filesystem::remove_all(path);
+  auto log = std::make_shared<LinesLogger>();
+  auto factory = NewStripedHashMemTableFactory();
+  Options options;
+  options.create_if_missing = true;
+  options.memtable_factory = factory;
+  options.info_log = log;
+  DB* raw = nullptr;
+  ASSERT_OK(DB::Open(options, path, &raw));
+  std::unique_ptr<DB> db(raw);
+  const std::string kWarning =
+      "every iterator positioned after a write sorts the whole memtable";
+  int rounds = 0;
+  auto write_then_iterate = [&] {
+    ASSERT_OK(db->Put(WriteOptions(), "k" + std::to_string(rounds++), "v"));
+    std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
+    it->SeekToFirst();
+    ASSERT_TRUE(it->Valid());
+  };
+  for (int i = 0; i < 63; ++i) ASSERT_NO_FATAL_FAILURE(write_then_iterate());
+  ASSERT_EQ(factory->GetStats().sorts, 63u);
+  EXPECT_EQ(log->Count(kWarning), 0);
+  ASSERT_NO_FATAL_FAILURE(write_then_iterate());
+  EXPECT_EQ(log->Count(kWarning), 1);
+  for (int i = 0; i < 40; ++i) ASSERT_NO_FATAL_FAILURE(write_then_iterate());
+  EXPECT_EQ(log->Count(kWarning), 1);
+  // A new memtable counts afresh.
+  ASSERT_OK(db->Flush(FlushOptions()));
+  for (int i = 0; i < 64; ++i) ASSERT_NO_FATAL_FAILURE(write_then_iterate());
+  EXPECT_EQ(log->Count(kWarning), 2);
+  ASSERT_OK(db->Close());
+  db.reset();
+  std::filesystem::remove_all(path);
 }
 
 }  // namespace
