@@ -31,12 +31,11 @@ StripedHashIterator::StripedHashIterator(SortedViewSource* source,
       view_(std::move(view)),
       comparator_(comparator) {}
 
-bool StripedHashIterator::OnOneKey(const char* memtable_key) {
-  on_one_key_ = versions_ != nullptr && memtable_key != nullptr;
-  if (on_one_key_) {
-    key_head_ = versions_->NewestVersion(DecodeEntryKey(memtable_key).user_key);
-  }
-  return on_one_key_;
+uint64_t StripedHashIterator::ToOneKey(const char* memtable_key) {
+  const EntryKey target = DecodeEntryKey(memtable_key);
+  on_one_key_ = true;
+  key_head_ = versions_->NewestVersion(target.user_key);
+  return target.sequence();
 }
 
 void StripedHashIterator::BeforePositioning() {
@@ -100,9 +99,9 @@ const char* StripedHashIterator::Target(const Slice& internal_key,
 
 void StripedHashIterator::Seek(const Slice& internal_key,
                                const char* memtable_key) {
-  if (OnOneKey(memtable_key)) {
+  if (StaysOnOneKey(memtable_key)) {
     // The first version at or below the target's sequence number.
-    node_ = FirstAtOrBelow(key_head_, DecodeEntryKey(memtable_key).sequence());
+    node_ = FirstAtOrBelow(key_head_, ToOneKey(memtable_key));
     return;
   }
   BeforePositioning();
@@ -128,9 +127,9 @@ void StripedHashIterator::Seek(const Slice& internal_key,
 
 void StripedHashIterator::SeekForPrev(const Slice& internal_key,
                                       const char* memtable_key) {
-  if (OnOneKey(memtable_key)) {
+  if (StaysOnOneKey(memtable_key)) {
     // The last version at or above the target's sequence number.
-    node_ = LastAtOrAbove(key_head_, DecodeEntryKey(memtable_key).sequence());
+    node_ = LastAtOrAbove(key_head_, ToOneKey(memtable_key));
     return;
   }
   BeforePositioning();

@@ -85,8 +85,13 @@ class StripedHashIterator
   const char* Target(const ROCKSDB_NAMESPACE::Slice& internal_key,
                      const char* memtable_key);
   // For Seek and SeekForPrev: whether this one stays on the target's user
-  // key; if so, loads that key's newest version into key_head_.
-  bool OnOneKey(const char* memtable_key);
+  // key (else BeforePositioning leaves one-key mode).
+  bool StaysOnOneKey(const char* memtable_key) const {
+    return versions_ != nullptr && memtable_key != nullptr;
+  }
+  // Enters one-key mode on the target's user key (key_head_ its newest
+  // version); returns the target's sequence number.
+  uint64_t ToOneKey(const char* memtable_key);
   // OK if `before` sorts before `after`, else Corruption; invalidates.
   ROCKSDB_NAMESPACE::Status CheckOrder(const char* before, const char* after,
                                        bool allow_data_in_errors);
