@@ -26,6 +26,7 @@
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/env.h"
+#include "tests/scratch_db.h"
 #include "tests/status_assertions.h"
 
 namespace rocksdb_cuckoo {
@@ -249,18 +250,14 @@ class LinesLogger : public Logger {
 };
 
 TEST(StripedHashSortWarningTest, SaidOnceWhenAMemtableWasSortedOften) {
-  const std::string path =
-      ::testing::TempDir() + "/striped_hash_sorts_" + std::to_string(getpid());
-  std::filesystem::remove_all(path);
+  testing::ScratchDb db("striped_hash_sorts");
   auto log = std::make_shared<LinesLogger>();
   auto factory = NewStripedHashMemTableFactory();
   Options options;
   options.create_if_missing = true;
   options.memtable_factory = factory;
   options.info_log = log;
-  DB* raw = nullptr;
-  ASSERT_OK(DB::Open(options, path, &raw));
-  std::unique_ptr<DB> db(raw);
+  ASSERT_OK(db.Open(options));
   const std::string kWarning =
       "every iterator positioned after a write sorts the whole memtable";
   int rounds = 0;
@@ -281,9 +278,6 @@ TEST(StripedHashSortWarningTest, SaidOnceWhenAMemtableWasSortedOften) {
   ASSERT_OK(db->Flush(FlushOptions()));
   for (int i = 0; i < 64; ++i) ASSERT_NO_FATAL_FAILURE(write_then_iterate());
   EXPECT_EQ(log->Count(kWarning), 2);
-  ASSERT_OK(db->Close());
-  db.reset();
-  std::filesystem::remove_all(path);
 }
 
 }  // namespace
