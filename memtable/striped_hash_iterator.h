@@ -14,8 +14,8 @@
 // key places the iterator on the target user key's versions alone, found
 // through the hash index, and Next and Prev leaving them invalidate it:
 // the sorted view would sort the whole memtable again after every write.
-// Any other positioning uses the view. (RocksDB 7.8.3 and 9.10.0 pass the
-// memtable key from exactly those single-key operations: MemTable::Update,
+// Any other positioning uses the view. (RocksDB 7.8.3, 9.10.0 and 9.11.2 pass
+// the memtable key from exactly those single-key operations: MemTable::Update,
 // UpdateCallback, CountSuccessiveMergeEntries and MemTableRep::Get.)
 #pragma once
 
