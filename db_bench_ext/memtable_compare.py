@@ -21,6 +21,11 @@ Workloads, all on a memtable that is never flushed while measured:
   merge    mergerandom of --merge_num 8-byte uint64add operands over
            --merge_keys keys with max_successive_merges=5: on every Merge
            RocksDB counts the key's newest operands in the memtable.
+  seekwrite
+           seekrandomwhilewriting for --seekwrite_seconds: one thread seeks
+           (a new iterator, then 10 Next) while another writes flat out into
+           64 MiB memtables that flush: iterators positioned after writes.
+           The one workload here where memtables are flushed.
 scan and flush run in separate processes so that the flush cannot reuse the
 sorted view the scan built.
 
@@ -35,7 +40,7 @@ every key.
 The striped counters (ROCKSDB_CUCKOO_MEMTABLE_STATS) of the last run of each
 workload are printed.
 
-Default run: about 3-5 minutes on 2 busy cores. The lead's scaling run on a
+Default run: about 4-6 minutes on 2 busy cores. The lead's scaling run on a
 bigger machine, for example:
   db_bench_ext/memtable_compare.py --insert_threads=1,2,4,8,16 --repeats=5
 and with another counter striping than the default (auto: per last-level
@@ -84,7 +89,8 @@ def parse_args():
     p.add_argument("--db_dir", default="/dev/shm/memtable_compare"
                    if os.path.isdir("/dev/shm") else "/tmp/memtable_compare")
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--workloads", default="get,insert,scan,flush,merge")
+    p.add_argument("--workloads",
+                   default="get,insert,scan,flush,merge,seekwrite")
     p.add_argument("--num", type=int, default=1000000, help="keys for get")
     p.add_argument("--reads", type=int, default=500000, help="lookups for get")
     p.add_argument("--insert_threads", default="2",
@@ -97,6 +103,8 @@ def parse_args():
                    help="merge operands for merge")
     p.add_argument("--merge_keys", type=int, default=20000,
                    help="keys the merge operands go to")
+    p.add_argument("--seekwrite_seconds", type=int, default=10,
+                   help="duration of each seekwrite run")
     p.add_argument("--key_size", type=int, default=16)
     p.add_argument("--value_size", type=int, default=100)
     p.add_argument("--striped_hash_options", default="",
@@ -280,6 +288,17 @@ def workload_runs(args):
                      f"8-byte operands, {args.merge_keys} keys)", "ops/s", True,
                      merge,
                      None, ""))
+    if "seekwrite" in names:
+        def seekwrite(rep):
+            out, _, err = run_db_bench(
+                args, rep, "seekrandomwhilewriting",
+                [f"--num={2 * args.num}", f"--duration={args.seekwrite_seconds}",
+                 "--seek_nexts=10", "--threads=1",
+                 f"--write_buffer_size={64 << 20}"])
+            return ops_per_sec(out, "seekrandomwhilewriting")[0], striped_stats(err)
+        runs.append(("seekrandomwhilewriting, seeks of 1 reader beside 1 "
+                     "flat-out writer (64 MiB memtables)", "ops/s", True,
+                     seekwrite, None, ""))
     return runs
 
 

@@ -85,8 +85,10 @@ struct HashSlotIndex::Migration {
   std::atomic<uint64_t> keys{0};
 };
 
-HashSlotIndex::HashSlotIndex(uint64_t initial_slots, double max_load_factor)
+HashSlotIndex::HashSlotIndex(uint64_t initial_slots, double max_load_factor,
+                             InsertLog* log)
     : max_load_factor_(max_load_factor),
+      log_(log),
       counts_(kNumCounts, StripeMode::kCore) {
   size_t slots = 16;
   while (slots < initial_slots) slots <<= 1;
@@ -142,6 +144,7 @@ HashSlotIndex::InsertResult HashSlotIndex::Insert(HashNode* node,
       array = array_.load(std::memory_order_seq_cst);
       done = TryInsert(array, node, hash, key, &result);
       if (done && result.inserted) {
+        if (log_ != nullptr) log_->Record(node, cpu);
         const StripedCounters::Stripe stripe = counts_.For(cpu);
         stripe[kEntries].fetch_add(1, std::memory_order_release);
         if (result.new_key) {
@@ -170,7 +173,7 @@ bool HashSlotIndex::TryInsert(SlotArray* array, HashNode* node, uint64_t hash,
     if (seen == 0) {
       node->next.store(nullptr, std::memory_order_relaxed);
       if (slot->compare_exchange_strong(seen, MakeSlot(node, tag),
-                                        std::memory_order_release,
+                                        std::memory_order_seq_cst,
                                         std::memory_order_acquire)) {
         result->inserted = true;
         result->new_key = true;
@@ -196,7 +199,7 @@ bool HashSlotIndex::LinkVersion(std::atomic<uint64_t>* slot, uint64_t seen,
       // Newest version: it becomes the head.
       node->next.store(head, std::memory_order_relaxed);
       if (slot->compare_exchange_weak(seen, MakeSlot(node, SlotTag(seen)),
-                                      std::memory_order_release,
+                                      std::memory_order_seq_cst,
                                       std::memory_order_acquire)) {
         return true;
       }
@@ -217,7 +220,7 @@ bool HashSlotIndex::LinkVersion(std::atomic<uint64_t>* slot, uint64_t seen,
       }
       node->next.store(next, std::memory_order_relaxed);
       if (prev->next.compare_exchange_weak(next, node,
-                                           std::memory_order_release,
+                                           std::memory_order_seq_cst,
                                            std::memory_order_relaxed)) {
         return true;
       }

@@ -10,10 +10,11 @@
 // the same key, so readers need no locks.
 //
 // Inserts claim an empty slot or link into the key's version chain with
-// compare-and-swap, from any number of threads. When the share of used slots
-// passes max_load_factor the array doubles: the growing thread pauses
-// writers (ResizeGate), rehashes into a new array, publishes it, and frees
-// the old one after a grace period for readers. The writers it pauses
+// compare-and-swap, from any number of threads; sequentially consistent
+// ones, which InsertLog relies on (on x86 every compare-and-swap is). When the
+// share of used slots passes max_load_factor the array doubles: the growing
+// thread pauses writers (ResizeGate), rehashes into a new array, publishes it,
+// and frees the old one after a grace period for readers. The writers it pauses
 // clear the new array and rehash beside it, a chunk of slots at a time,
 // rather than wait: with many writers, one thread doing it all while the
 // rest spun was a large share of all insert time.
@@ -25,6 +26,7 @@
 #include <mutex>
 
 #include "memtable/hash_node.h"
+#include "memtable/insert_log.h"
 #include "memtable/resize_gate.h"
 #include "rocksdb/slice.h"
 #include "util/striped_counters.h"
@@ -33,7 +35,10 @@ namespace rocksdb_cuckoo {
 
 class HashSlotIndex {
  public:
-  HashSlotIndex(uint64_t initial_slots, double max_load_factor);
+  // Every entry inserted is recorded in `log` (if not null) after it is
+  // linked and before it is counted.
+  HashSlotIndex(uint64_t initial_slots, double max_load_factor,
+                InsertLog* log = nullptr);
   ~HashSlotIndex();
   HashSlotIndex(const HashSlotIndex&) = delete;
   HashSlotIndex& operator=(const HashSlotIndex&) = delete;
@@ -104,6 +109,7 @@ class HashSlotIndex {
   static uint64_t MoveChunk(const SlotArray& from, SlotArray* to, size_t chunk);
 
   const double max_load_factor_;
+  InsertLog* const log_;
   std::atomic<SlotArray*> array_;
   std::atomic<size_t> slots_{0};
   std::mutex grow_mutex_;

@@ -79,8 +79,11 @@ struct StripedHashMemTableStats {
   uint64_t lookup_probes = 0;   // hash slots inspected by Get/Contains
   uint64_t tag_collisions = 0;  // slots whose tag matched but key did not
   uint64_t resizes = 0;         // index doublings
-  uint64_t sorts = 0;           // sorted views built for iterators/flush
-  uint64_t stripes = 0;         // stripes each counter is spread over
+  uint64_t sorts = 0;           // views sorted from the whole index
+  // Views renewed by merging the entries inserted since the last one into
+  // it (instead of a sort of the whole memtable).
+  uint64_t view_renewals = 0;
+  uint64_t stripes = 0;  // stripes each counter is spread over
   // The striping in effect: auto is reported as the mode it chose.
   StatsStripeMode stripe_mode = StatsStripeMode::kAuto;
 

@@ -1,11 +1,14 @@
 #include "memtable/striped_hash_rep.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cinttypes>
 #include <cstring>
 #include <new>
 #include <random>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "db/dbformat.h"
 #include "db/lookup_key.h"
@@ -58,7 +61,7 @@ StripedHashRep::StripedHashRep(const KeyComparator& comparator,
       order_(DetectKeyOrder(comparator)),
       stats_(std::move(stats)),
       entries_(allocator, options.entry_slab_size),
-      index_(options.bucket_count, options.max_load_factor),
+      index_(options.bucket_count, options.max_load_factor, &log_),
       logger_(logger) {
   stats_->Add(kStatMemtables, 1);
 }
@@ -170,19 +173,39 @@ Status StripedHashRep::GetChecked(const LookupKey& key, void* callback_args,
 
 std::shared_ptr<const SortedView> StripedHashRep::CurrentView() {
   std::lock_guard<std::mutex> lock(view_mutex_);
-  if (view_ == nullptr || view_->covered_entries() != index_.NumEntries()) {
-    view_ = std::make_shared<const SortedView>(&index_, comparator_, order_);
-    view_bytes_.store(view_->MemoryUsage(), std::memory_order_relaxed);
+  const uint64_t entries = index_.NumEntries();
+  if (view_ != nullptr && view_->covered_entries() == entries) return view_;
+  std::vector<HashNode*> added;
+  if (view_ != nullptr && log_.Take(&added)) {
+    auto renewed = std::make_shared<SortedView>(*view_, std::move(added),
+                                                entries, std::move(spare_));
+    // Copies of view_ are made under view_mutex_ only: if no iterator holds
+    // the old view now, none can later, and its memory serves the next
+    // renewal (a fresh mapping costs page faults on every renewal).
+    if (view_.use_count() == 1) spare_ = view_->TakeMemory();
+    view_ = std::move(renewed);
+    stats_->Add(kStatViewRenewals, 1);
+  } else {
+    spare_.reset();
+    log_.Restart(std::max(kMinLogLimit, index_.NumKeys() / kLogShare));
+    view_ = std::make_shared<SortedView>(&index_, comparator_, order_);
     stats_->Add(kStatSorts, 1);
-    if (++sorts_ == kSortsWorthAWarning) {
-      Warn(logger_,
-           "striped_hash: a memtable sorted its entries %d times (now %zu "
-           "of them): every iterator positioned after a write sorts the "
-           "whole memtable; to iterate while writing, use the skip_list "
-           "memtable",
-           sorts_, view_->size());
-    }
   }
+  ++views_;
+  view_work_ += view_->size();
+  if (!warned_ && view_work_ >= kViewWorkWorthAWarning &&
+      view_work_ >= kViewWorkPerEntryWorthAWarning * entries) {
+    warned_ = true;
+    Warn(logger_,
+         "striped_hash: iterators positioned after writes rebuilt this "
+         "memtable's sorted view %" PRIu64 " times, handling %" PRIu64
+         " view entries for its %" PRIu64
+         " entries: to iterate while writing, use the skip_list memtable",
+         views_, view_work_, entries);
+  }
+  view_bytes_.store(
+      view_->MemoryUsage() + (spare_ != nullptr ? spare_->size() : 0),
+      std::memory_order_relaxed);
   return view_;
 }
 
@@ -241,7 +264,8 @@ void StripedHashRep::UniqueRandomSample(
 
 size_t StripedHashRep::ApproximateMemoryUsage() {
   if (read_only_.load(std::memory_order_acquire)) return read_only_usage_;
-  return index_.MemoryUsage() + view_bytes_.load(std::memory_order_relaxed);
+  return index_.MemoryUsage() + log_.MemoryUsage() +
+         view_bytes_.load(std::memory_order_relaxed);
 }
 
 void StripedHashRep::MarkReadOnly() {
@@ -252,7 +276,9 @@ void StripedHashRep::MarkReadOnly() {
 void StripedHashRep::MarkFlushed() {
   std::lock_guard<std::mutex> lock(view_mutex_);
   view_.reset();
+  spare_.reset();
   view_bytes_.store(0, std::memory_order_relaxed);
+  log_.Stop();
 }
 
 }  // namespace rocksdb_cuckoo

@@ -2,7 +2,8 @@
 // HashNodes, a HashSlotIndex finds a user key's version chain for Get,
 // Contains and the work RocksDB does on one key (iterator seeks that carry
 // the memtable key), and other iterators (flush included) walk a SortedView
-// built on demand and shared until the next insert.
+// built on demand and shared until the next insert, then renewed from the
+// InsertLog.
 #pragma once
 
 #include <atomic>
@@ -13,6 +14,7 @@
 
 #include "memtable/entry_slabs.h"
 #include "memtable/hash_slot_index.h"
+#include "memtable/insert_log.h"
 #include "memtable/memtable_rep_compat.h"
 #include "memtable/sorted_view.h"
 #include "memtable/striped_hash_iterator.h"
@@ -112,18 +114,31 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
   const KeyOrder order_;
   const std::shared_ptr<StripedCounters> stats_;
   EntrySlabs entries_;
+  InsertLog log_;  // before index_, which records into it
   // Find() registers with the index's gate, so lookups mutate counters even
   // through the const Contains().
   mutable HashSlotIndex index_;
 
-  // Sorting is the one expensive thing a workload can ask of this memtable
-  // without knowing: every iterator positioned after a write sorts all of
-  // it. Once a memtable has been sorted this often, the DB's LOG says so.
-  static constexpr int kSortsWorthAWarning = 64;
+  // An iterator positioned after writes renews the view: it merges the
+  // entries logged since into the last one while they are at most this
+  // share of it (kLogShare: 1/16), and sorts the whole memtable otherwise.
+  static constexpr size_t kLogShare = 16;
+  static constexpr size_t kMinLogLimit = 4096;
+  // Views are the one expensive thing a workload can ask of this memtable
+  // without knowing: every iterator positioned after writes merges them into
+  // a copy of the view, or sorts all of it. The DB's LOG says so, once per
+  // memtable, when views built (renewed or sorted) have handled this many
+  // entries in all and per entry inserted: far more than a flush and a few
+  // iterators, and then more work than the writes themselves.
+  static constexpr uint64_t kViewWorkWorthAWarning = uint64_t{1} << 22;
+  static constexpr uint64_t kViewWorkPerEntryWorthAWarning = 64;
   ROCKSDB_NAMESPACE::Logger* const logger_;
   std::mutex view_mutex_;
-  std::shared_ptr<const SortedView> view_;  // guarded by view_mutex_
-  int sorts_ = 0;                           // guarded by view_mutex_
+  std::shared_ptr<SortedView> view_;    // guarded by view_mutex_
+  std::unique_ptr<LargeBuffer> spare_;  // guarded by view_mutex_
+  uint64_t views_ = 0;                  // built; guarded by view_mutex_
+  uint64_t view_work_ = 0;  // their sizes summed; guarded by view_mutex_
+  bool warned_ = false;     // guarded by view_mutex_
   std::atomic<size_t> view_bytes_{0};
   std::atomic<bool> read_only_{false};
   size_t read_only_usage_ = 0;  // written before read_only_ is set

@@ -21,6 +21,7 @@ StripedHashMemTableStats ReadStats(const StripedCounters& counters) {
   stats.tag_collisions = counters.Sum(kStatTagCollisions);
   stats.resizes = counters.Sum(kStatResizes);
   stats.sorts = counters.Sum(kStatSorts);
+  stats.view_renewals = counters.Sum(kStatViewRenewals);
   stats.stripes = counters.num_stripes();
   stats.stripe_mode = static_cast<StatsStripeMode>(counters.mode());
   return stats;
@@ -34,10 +35,10 @@ std::string StripedHashMemTableStats::ToString() const {
            " duplicates=%" PRIu64 " insert_probes=%" PRIu64 " hits=%" PRIu64
            " misses=%" PRIu64 " lookup_probes=%" PRIu64
            " tag_collisions=%" PRIu64 " resizes=%" PRIu64 " sorts=%" PRIu64
-           " stripes=%" PRIu64 " stripe_mode=%s",
+           " view_renewals=%" PRIu64 " stripes=%" PRIu64 " stripe_mode=%s",
            memtables, inserts, insert_bytes, deletes, merges, new_keys,
            duplicates, insert_probes, hits, misses, lookup_probes,
-           tag_collisions, resizes, sorts, stripes,
+           tag_collisions, resizes, sorts, view_renewals, stripes,
            kStripeModeNames[static_cast<size_t>(stripe_mode)]);
   return buf;
 }

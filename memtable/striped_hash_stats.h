@@ -24,6 +24,7 @@ enum StatsCounter : size_t {
   kStatTagCollisions,
   kStatResizes,
   kStatSorts,
+  kStatViewRenewals,
   kNumStatsCounters,
 };
 
