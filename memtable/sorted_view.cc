@@ -122,6 +122,12 @@ bool SameUserKey(const HashNode* a, const HashNode* b) {
 
 }  // namespace
 
+struct SortedView::Chunk {
+  size_t size = 0;
+  HashNode* heads[kChunkHeads];
+  uint64_t prefixes[kChunkHeads];  // unused with KeyOrder::kOther
+};
+
 SortedView::SortedView(HashSlotIndex* index, const KeyComparator& comparator,
                        KeyOrder order)
     : covered_entries_(index->NumEntries()),
@@ -129,113 +135,223 @@ SortedView::SortedView(HashSlotIndex* index, const KeyComparator& comparator,
       order_(order) {
   // Room for the keys counted now and some that concurrent writers add while
   // the index is scanned; a scan that finds more starts again with more.
+  std::unique_ptr<LargeBuffer> buffer;
+  HashNode** heads = nullptr;
+  size_t n = 0;
   for (size_t capacity = index->NumKeys() * 17 / 16 + 64;; capacity *= 2) {
-    Allocate(capacity, capacity, nullptr);
-    size_ = index->CollectHeads(heads_, capacity);
-    if (size_ <= capacity) break;
+    buffer = std::make_unique<LargeBuffer>(
+        capacity * (sizeof(HashNode*) + sizeof(uint64_t)));
+    heads = static_cast<HashNode**>(buffer->data());
+    n = index->CollectHeads(heads, capacity);
+    if (n <= capacity) break;
   }
-  SortHeads(heads_, prefixes_, size_, comparator_, order_);
+  uint64_t* prefixes = reinterpret_cast<uint64_t*>(heads + n);
+  SortHeads(heads, prefixes, n, comparator_, order_);
+  AppendChunks(heads, prefixes, n);
 }
 
 SortedView::SortedView(const SortedView& base, std::vector<HashNode*> added,
-                       uint64_t covered_entries,
-                       std::unique_ptr<LargeBuffer> recycled)
+                       uint64_t covered_entries)
     : covered_entries_(covered_entries),
       comparator_(base.comparator_),
       order_(base.order_) {
-  std::vector<uint64_t> added_prefixes(
-      order_ == KeyOrder::kOther ? 0 : added.size());
-  SortHeads(added.data(), added_prefixes.data(), added.size(), comparator_,
-            order_);
-  const size_t needed = base.size_ + added.size();
-  // Room to grow: a later renewal may reuse this view's memory.
-  Allocate(needed, needed + needed / 8 + 64, std::move(recycled));
-  // Whether position `i` of this view and added[j] hold the same user key;
-  // different prefixes say no without reading the nodes.
-  auto same_key = [&](const HashNode* node, uint64_t prefix, size_t j) {
-    if (prefixes_ != nullptr && prefix != added_prefixes[j]) return false;
-    return SameUserKey(node, added[j]);
-  };
-  // Copies base's positions [from, end) to the end of this view.
-  auto copy_base = [&](size_t from, size_t end) {
-    std::copy(base.heads_ + from, base.heads_ + end, heads_ + size_);
-    if (prefixes_ != nullptr) {
-      std::copy(base.prefixes_ + from, base.prefixes_ + end, prefixes_ + size_);
-    }
-    size_ += end - from;
-  };
-  // Each added head goes where it sorts. Newest first within a user key:
-  // the first added head of a key is its newest, and a key in both keeps
-  // whichever head sorts first (the chain from it holds the other).
-  size_t from = 0;
+  const bool with_prefixes = order_ != KeyOrder::kOther;
+  std::vector<uint64_t> prefixes(with_prefixes ? added.size() : 0);
+  SortHeads(added.data(), prefixes.data(), added.size(), comparator_, order_);
+  // Newest first within a user key: keep the first of each.
+  size_t kept = 0;
   for (size_t i = 0; i < added.size(); ++i) {
-    HashNode* head = added[i];
-    const size_t at = base.Search(from, head->entry(), /*upper=*/false);
-    copy_base(from, at);
-    from = at;
-    if (size_ > 0 &&
-        same_key(heads_[size_ - 1],
-                 prefixes_ != nullptr ? prefixes_[size_ - 1] : 0, i)) {
+    if (kept > 0 && (!with_prefixes || prefixes[kept - 1] == prefixes[i]) &&
+        SameUserKey(added[kept - 1], added[i])) {
       continue;
     }
-    if (from < base.size_ &&
-        same_key(base.heads_[from],
-                 prefixes_ != nullptr ? base.prefixes_[from] : 0, i)) {
-      ++from;
+    added[kept] = added[i];
+    if (with_prefixes) prefixes[kept] = prefixes[i];
+    ++kept;
+  }
+  added.resize(kept);
+  // Order and identity of two heads, prefixes first.
+  auto less = [&](const HashNode* a, uint64_t pa, const HashNode* b,
+                  uint64_t pb) {
+    if (with_prefixes && pa != pb) return pa < pb;
+    return comparator_(a->entry(), b->entry()) < 0;
+  };
+  auto same_key = [&](const HashNode* a, uint64_t pa, const HashNode* b,
+                      uint64_t pb) {
+    return (!with_prefixes || pa == pb) && SameUserKey(a, b);
+  };
+  auto added_prefix = [&](size_t j) { return with_prefixes ? prefixes[j] : 0; };
+
+  chunks_.reserve(base.chunks_.size() + added.size() / kChunkHeads + 1);
+  std::vector<HashNode*> merged;
+  std::vector<uint64_t> merged_prefixes;
+  size_t a = 0;  // next added head
+  const size_t num_chunks = base.chunks_.size();
+  for (size_t c = 0; c < num_chunks; ++c) {
+    const Chunk& chunk = *base.chunks_[c];
+    // The added heads that go here: those before the next chunk's first
+    // head, but not one of its user key (that one replaces it, there).
+    size_t end = added.size();
+    if (c + 1 < num_chunks) {
+      const Chunk& next = *base.chunks_[c + 1];
+      const uint64_t next_prefix = with_prefixes ? next.prefixes[0] : 0;
+      end = a;
+      while (end < added.size() &&
+             less(added[end], added_prefix(end), next.heads[0], next_prefix)) {
+        ++end;
+      }
+      if (end > a && same_key(added[end - 1], added_prefix(end - 1),
+                              next.heads[0], next_prefix)) {
+        --end;
+      }
     }
-    if (prefixes_ != nullptr) prefixes_[size_] = added_prefixes[i];
-    heads_[size_++] = head;
+    if (end == a) {
+      AppendChunk(base.chunks_[c]);
+      continue;
+    }
+    // Both runs are sorted with one head per user key, so a user key in
+    // both meets itself at the front of each: keep the head that sorts
+    // first (the newer; its chain holds the other).
+    merged.clear();
+    merged_prefixes.clear();
+    auto take = [&](HashNode* head, uint64_t prefix) {
+      merged.push_back(head);
+      if (with_prefixes) merged_prefixes.push_back(prefix);
+    };
+    size_t i = 0;
+    while (i < chunk.size || a < end) {
+      const uint64_t pi =
+          with_prefixes && i < chunk.size ? chunk.prefixes[i] : 0;
+      if (a == end) {
+        take(chunk.heads[i++], pi);
+        continue;
+      }
+      const uint64_t pa = added_prefix(a);
+      if (i == chunk.size) {
+        take(added[a++], pa);
+        continue;
+      }
+      const bool added_first = less(added[a], pa, chunk.heads[i], pi);
+      if (same_key(chunk.heads[i], pi, added[a], pa)) {
+        take(added_first ? added[a] : chunk.heads[i], pi);
+        ++i;
+        ++a;
+      } else if (added_first) {
+        take(added[a++], pa);
+      } else {
+        take(chunk.heads[i++], pi);
+      }
+    }
+    AppendChunks(merged.data(), merged_prefixes.data(), merged.size());
   }
-  copy_base(from, base.size_);
-}
-
-void SortedView::Allocate(size_t needed, size_t wanted,
-                          std::unique_ptr<LargeBuffer> recycled) {
-  const size_t per_head =
-      sizeof(HashNode*) + (order_ == KeyOrder::kOther ? 0 : sizeof(uint64_t));
-  if (recycled != nullptr && recycled->size() >= needed * per_head) {
-    storage_ = std::move(recycled);
-  } else {
-    storage_ =
-        std::make_unique<LargeBuffer>(std::max<size_t>(1, wanted) * per_head);
+  if (num_chunks == 0) {
+    AppendChunks(added.data(), prefixes.data(), added.size());
   }
-  const size_t capacity = storage_->size() / per_head;
-  heads_ = static_cast<HashNode**>(storage_->data());
-  prefixes_ = order_ == KeyOrder::kOther
-                  ? nullptr
-                  : reinterpret_cast<uint64_t*>(heads_ + capacity);
 }
 
-std::unique_ptr<LargeBuffer> SortedView::TakeMemory() {
-  heads_ = nullptr;
-  prefixes_ = nullptr;
-  size_ = 0;
-  return std::move(storage_);
+std::shared_ptr<const SortedView::Chunk> SortedView::NewChunk(
+    HashNode* const* heads, const uint64_t* prefixes, size_t n) const {
+  auto chunk = std::make_shared<Chunk>();
+  chunk->size = n;
+  std::copy(heads, heads + n, chunk->heads);
+  if (order_ != KeyOrder::kOther) {
+    std::copy(prefixes, prefixes + n, chunk->prefixes);
+  }
+  return chunk;
 }
 
-size_t SortedView::Search(size_t from, const char* memtable_key,
-                          bool upper) const {
-  size_t begin = from;
-  size_t end = size_;
-  if (prefixes_ != nullptr) {
-    // Only heads sharing the key's prefix need the comparator.
+void SortedView::AppendChunks(HashNode* const* heads, const uint64_t* prefixes,
+                              size_t n) {
+  const size_t count = (n + kChunkHeads - 1) / kChunkHeads;
+  size_t done = 0;
+  for (size_t c = 0; c < count; ++c) {
+    // Evenly filled, so that merges have room before chunks split again.
+    const size_t take = n / count + (c < n % count ? 1 : 0);
+    AppendChunk(NewChunk(heads + done, prefixes + done, take));
+    done += take;
+  }
+}
+
+void SortedView::AppendChunk(std::shared_ptr<const Chunk> chunk) {
+  starts_.push_back(size_);
+  last_prefixes_.push_back(
+      order_ != KeyOrder::kOther ? chunk->prefixes[chunk->size - 1] : 0);
+  size_ += chunk->size;
+  chunks_.push_back(std::move(chunk));
+}
+
+SortedView::Span SortedView::SpanOf(size_t i) const {
+  const size_t c =
+      static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), i) -
+                          starts_.begin() - 1);
+  return Span{chunks_[c]->heads, starts_[c], starts_[c] + chunks_[c]->size};
+}
+
+size_t SortedView::MemoryUsage() const {
+  return sizeof(*this) + chunks_.size() * sizeof(Chunk) +
+         chunks_.capacity() * sizeof(chunks_[0]) +
+         starts_.capacity() * sizeof(size_t) +
+         last_prefixes_.capacity() * sizeof(uint64_t);
+}
+
+uint64_t SortedView::PrefixOf(const char* memtable_key) const {
+  return order_ != KeyOrder::kOther
+             ? OrderedPrefix(DecodeEntryKey(memtable_key).user_key, order_)
+             : 0;
+}
+
+bool SortedView::Before(const HashNode* head, uint64_t prefix,
+                        const char* memtable_key, uint64_t key_prefix,
+                        bool upper) const {
+  if (order_ != KeyOrder::kOther && prefix != key_prefix) {
+    return prefix < key_prefix;
+  }
+  const int c = comparator_(head->entry(), memtable_key);
+  return upper ? c <= 0 : c < 0;
+}
+
+size_t SortedView::Search(const char* memtable_key, bool upper) const {
+  const uint64_t key_prefix = PrefixOf(memtable_key);
+  // The first chunk whose last head is not before the key.
+  size_t lo = 0;
+  size_t hi = chunks_.size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    // Chunks are read only when prefixes tie.
+    bool before;
+    if (order_ != KeyOrder::kOther && last_prefixes_[mid] != key_prefix) {
+      before = last_prefixes_[mid] < key_prefix;
+    } else {
+      const Chunk& chunk = *chunks_[mid];
+      before = Before(chunk.heads[chunk.size - 1], last_prefixes_[mid],
+                      memtable_key, key_prefix, upper);
+    }
+    if (before) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo == chunks_.size()) return size_;
+  return starts_[lo] +
+         SearchChunk(*chunks_[lo], memtable_key, key_prefix, upper);
+}
+
+size_t SortedView::SearchChunk(const Chunk& chunk, const char* memtable_key,
+                               uint64_t key_prefix, bool upper) const {
+  size_t lo = 0;
+  size_t hi = chunk.size;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
     const uint64_t prefix =
-        OrderedPrefix(DecodeEntryKey(memtable_key).user_key, order_);
-    begin = static_cast<size_t>(
-        std::lower_bound(prefixes_ + from, prefixes_ + size_, prefix) -
-        prefixes_);
-    end = static_cast<size_t>(
-        std::upper_bound(prefixes_ + begin, prefixes_ + size_, prefix) -
-        prefixes_);
+        order_ != KeyOrder::kOther ? chunk.prefixes[mid] : 0;
+    if (Before(chunk.heads[mid], prefix, memtable_key, key_prefix, upper)) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
   }
-  return static_cast<size_t>(
-      std::partition_point(heads_ + begin, heads_ + end,
-                           [&](const HashNode* head) {
-                             const int c =
-                                 comparator_(head->entry(), memtable_key);
-                             return upper ? c <= 0 : c < 0;
-                           }) -
-      heads_);
+  return lo;
 }
 
 }  // namespace rocksdb_cuckoo

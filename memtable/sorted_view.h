@@ -10,6 +10,10 @@
 // above the reader the view was made for. A reader whose sequence number
 // grows later (Iterator::Refresh, tailing iterators) asks its
 // SortedViewSource for a view again.
+//
+// The heads are kept in chunks of at most kChunkHeads, which views share:
+// merging a few new entries into a view copies only the chunks they land
+// in (and the list of chunks), not every head.
 #pragma once
 
 #include <cstddef>
@@ -19,7 +23,6 @@
 #include "memtable/hash_node.h"
 #include "memtable/hash_slot_index.h"
 #include "rocksdb/memtablerep.h"
-#include "util/large_buffer.h"
 
 namespace rocksdb_cuckoo {
 
@@ -33,6 +36,7 @@ enum class KeyOrder {
 class SortedView {
  public:
   using KeyComparator = ROCKSDB_NAMESPACE::MemTableRep::KeyComparator;
+  static constexpr size_t kChunkHeads = 256;
 
   // Takes the newest entry of each user key from the index and sorts them.
   // With a bytewise order the keys' first 8 bytes are radix-sorted and only
@@ -43,47 +47,67 @@ class SortedView {
   // (in any order, several of a user key, some in base already), each
   // linked into the index before it was logged. Sorts only `added`; each
   // user key keeps its newest head. `covered_entries`: the index's entry
-  // count before the log was taken. `recycled`: memory of a view no longer
-  // read, used if large enough.
+  // count before the log was taken.
   SortedView(const SortedView& base, std::vector<HashNode*> added,
-             uint64_t covered_entries, std::unique_ptr<LargeBuffer> recycled);
+             uint64_t covered_entries);
 
   size_t size() const { return size_; }
   // The index's entry count when the build started: all of them are in it.
   uint64_t covered_entries() const { return covered_entries_; }
-  HashNode* head(size_t i) const { return heads_[i]; }
+
+  // Positions [begin, end) of the view, whose heads are heads[0, end -
+  // begin): the chunk holding a position, for reading its neighbours
+  // without another lookup.
+  struct Span {
+    HashNode* const* heads = nullptr;
+    size_t begin = 0;
+    size_t end = 0;
+    bool Holds(size_t i) const { return i >= begin && i < end; }
+    HashNode* head(size_t i) const { return heads[i - begin]; }
+  };
+  // Requires i < size().
+  Span SpanOf(size_t i) const;
+  HashNode* head(size_t i) const { return SpanOf(i).head(i); }
 
   // First position whose head is >= / > a length-prefixed internal key.
   size_t LowerBound(const char* memtable_key) const {
-    return Search(0, memtable_key, /*upper=*/false);
+    return Search(memtable_key, /*upper=*/false);
   }
   size_t UpperBound(const char* memtable_key) const {
-    return Search(0, memtable_key, /*upper=*/true);
+    return Search(memtable_key, /*upper=*/true);
   }
 
-  size_t MemoryUsage() const {
-    return sizeof(*this) + (storage_ != nullptr ? storage_->size() : 0);
-  }
-  // Hands over the view's memory for another view to reuse; the view is
-  // empty afterwards. Only for a view nothing else reads.
-  std::unique_ptr<LargeBuffer> TakeMemory();
+  // The chunks and the list of them (chunks shared with other views
+  // included).
+  size_t MemoryUsage() const;
 
  private:
-  // Room for at least `needed` heads and, with a bytewise order, their
-  // prefixes: `recycled` if it is large enough, else new memory for
-  // `wanted`.
-  void Allocate(size_t needed, size_t wanted,
-                std::unique_ptr<LargeBuffer> recycled);
-  // First position at or after `from` whose head is > (upper) or >=
-  // memtable_key.
-  size_t Search(size_t from, const char* memtable_key, bool upper) const;
+  struct Chunk;
+  // A chunk with a copy of heads[0, n) and their prefixes (none for
+  // KeyOrder::kOther).
+  std::shared_ptr<const Chunk> NewChunk(HashNode* const* heads,
+                                        const uint64_t* prefixes,
+                                        size_t n) const;
+  // Appends heads[0, n) as chunks of at most kChunkHeads, evenly filled.
+  void AppendChunks(HashNode* const* heads, const uint64_t* prefixes, size_t n);
+  void AppendChunk(std::shared_ptr<const Chunk> chunk);
+  // The ordered prefix of a length-prefixed internal key's user key.
+  uint64_t PrefixOf(const char* memtable_key) const;
+  // Whether `head`, whose prefix is `prefix`, sorts before memtable_key
+  // (whose prefix is key_prefix), or also when equal (`upper`).
+  bool Before(const HashNode* head, uint64_t prefix, const char* memtable_key,
+              uint64_t key_prefix, bool upper) const;
+  // First position whose head is > (upper) or >= memtable_key.
+  size_t Search(const char* memtable_key, bool upper) const;
+  // First of chunk.heads[0, n) that is not Before memtable_key.
+  size_t SearchChunk(const Chunk& chunk, const char* memtable_key,
+                     uint64_t key_prefix, bool upper) const;
 
-  std::unique_ptr<LargeBuffer> storage_;  // holds heads_ and prefixes_
-  HashNode** heads_ = nullptr;
-  // The first 8 bytes of each head's user key as an integer that orders
-  // like the keys (null for KeyOrder::kOther): searches compare these and
-  // go to the nodes only for keys that share them.
-  uint64_t* prefixes_ = nullptr;
+  std::vector<std::shared_ptr<const Chunk>> chunks_;
+  // Per chunk: the view position of its first head, and its last head's
+  // prefix (searches pick the chunk from these without reading it).
+  std::vector<size_t> starts_;
+  std::vector<uint64_t> last_prefixes_;
   size_t size_ = 0;
   uint64_t covered_entries_;
   const KeyComparator& comparator_;

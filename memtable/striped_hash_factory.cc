@@ -188,7 +188,7 @@ MemTableRep* StripedHashMemTableFactory::CreateMemTableRep(
                                                  prefix_extractor, logger);
     }
   }
-  return new StripedHashRep(comparator, allocator, options_, stats_, logger);
+  return new StripedHashRep(comparator, allocator, options_, stats_);
 }
 
 StripedHashMemTableStats StripedHashMemTableFactory::GetStats() const {

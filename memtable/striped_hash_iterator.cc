@@ -42,8 +42,14 @@ void StripedHashIterator::BeforePositioning() {
   on_one_key_ = false;
   if (positioned_ || view_ == nullptr) {
     view_ = source_->Renewed(std::move(view_));
+    span_ = SortedView::Span();
   }
   positioned_ = true;
+}
+
+HashNode* StripedHashIterator::HeadAt(size_t index) {
+  if (!span_.Holds(index)) span_ = view_->SpanOf(index);
+  return span_.head(index);
 }
 
 void StripedHashIterator::ToHead(size_t index) {
@@ -52,15 +58,16 @@ void StripedHashIterator::ToHead(size_t index) {
     node_ = nullptr;
     return;
   }
-  node_ = view_->head(index);
-  if (index + kPrefetchDistance < view_->size()) {
+  node_ = HeadAt(index);
+  // Within the chunk: the next one's heads are a lookup away.
+  if (span_.Holds(index + kPrefetchDistance)) {
     const char* ahead =
-        reinterpret_cast<const char*>(view_->head(index + kPrefetchDistance));
+        reinterpret_cast<const char*>(span_.head(index + kPrefetchDistance));
     __builtin_prefetch(ahead);
     __builtin_prefetch(ahead + 64);
     // Older versions hang off the heads; by now the head half as far ahead
     // has arrived, so its chain's next entry can be fetched too.
-    const HashNode* nearer = view_->head(index + kPrefetchDistance / 2);
+    const HashNode* nearer = span_.head(index + kPrefetchDistance / 2);
     __builtin_prefetch(nearer->next.load(std::memory_order_relaxed));
   }
 }
@@ -79,7 +86,7 @@ void StripedHashIterator::Prev() {
     node_ = VersionBefore(key_head_, node_);
     return;
   }
-  HashNode* head = view_->head(index_);
+  HashNode* head = HeadAt(index_);
   if (node_ != head) {
     // node_ stays reachable from the head: entries are never unlinked.
     node_ = VersionBefore(head, node_);
@@ -87,7 +94,7 @@ void StripedHashIterator::Prev() {
     node_ = nullptr;
   } else {
     --index_;
-    node_ = LastOfChain(view_->head(index_));
+    node_ = LastOfChain(HeadAt(index_));
   }
 }
 
@@ -112,7 +119,7 @@ void StripedHashIterator::Seek(const Slice& internal_key,
     // user key its older versions may be >= target. Within one user key the
     // order is sequence descending.
     const EntryKey key = DecodeEntryKey(target);
-    HashNode* head = view_->head(index - 1);
+    HashNode* head = HeadAt(index - 1);
     if (DecodeEntryKey(head->entry()).user_key == key.user_key) {
       HashNode* older = FirstAtOrBelow(NextOf(head), key.sequence());
       if (older != nullptr) {
@@ -143,7 +150,7 @@ void StripedHashIterator::SeekForPrev(const Slice& internal_key,
   // The head at index - 1 is <= target. Its older versions are too unless
   // it has the target's user key; then stop before the first one > target.
   index_ = index - 1;
-  HashNode* node = view_->head(index_);
+  HashNode* node = HeadAt(index_);
   const EntryKey key = DecodeEntryKey(target);
   if (DecodeEntryKey(node->entry()).user_key != key.user_key) {
     node_ = LastOfChain(node);
@@ -214,7 +221,7 @@ void StripedHashIterator::SeekToLast() {
     return;
   }
   index_ = view_->size() - 1;
-  node_ = LastOfChain(view_->head(index_));
+  node_ = LastOfChain(HeadAt(index_));
 }
 
 }  // namespace rocksdb_cuckoo

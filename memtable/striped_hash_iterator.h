@@ -79,6 +79,8 @@ class StripedHashIterator
   // serves the reader that made it; a later positioning may come from a
   // reader at a newer sequence number, so it takes a renewed view.
   void BeforePositioning();
+  // The head at view position `index` (< size), through span_.
+  HashNode* HeadAt(size_t index);
   // Positions on head `index` (invalid past the end) and prefetches the
   // heads a scan will need next.
   void ToHead(size_t index);
@@ -106,6 +108,7 @@ class StripedHashIterator
   const KeyComparator& comparator_;
   bool positioned_ = false;
   size_t index_ = 0;          // view position of node_'s user key
+  SortedView::Span span_;     // the view's chunk holding index_
   HashNode* node_ = nullptr;  // current entry; null when invalid
   std::string scratch_;       // encoded seek target
 };

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cinttypes>
 #include <cstring>
 #include <new>
 #include <random>
@@ -54,15 +53,13 @@ MemTableRep::Iterator* NewIteratorIn(Arena* arena, Args&&... args) {
 StripedHashRep::StripedHashRep(const KeyComparator& comparator,
                                Allocator* allocator,
                                const StripedHashMemTableOptions& options,
-                               std::shared_ptr<StripedCounters> stats,
-                               Logger* logger)
+                               std::shared_ptr<StripedCounters> stats)
     : ValidatingMemTableRep(allocator),
       comparator_(comparator),
       order_(DetectKeyOrder(comparator)),
       stats_(std::move(stats)),
       entries_(allocator, options.entry_slab_size),
-      index_(options.bucket_count, options.max_load_factor, &log_),
-      logger_(logger) {
+      index_(options.bucket_count, options.max_load_factor, &log_) {
   stats_->Add(kStatMemtables, 1);
 }
 
@@ -177,35 +174,15 @@ std::shared_ptr<const SortedView> StripedHashRep::CurrentView() {
   if (view_ != nullptr && view_->covered_entries() == entries) return view_;
   std::vector<HashNode*> added;
   if (view_ != nullptr && log_.Take(&added)) {
-    auto renewed = std::make_shared<SortedView>(*view_, std::move(added),
-                                                entries, std::move(spare_));
-    // Copies of view_ are made under view_mutex_ only: if no iterator holds
-    // the old view now, none can later, and its memory serves the next
-    // renewal (a fresh mapping costs page faults on every renewal).
-    if (view_.use_count() == 1) spare_ = view_->TakeMemory();
-    view_ = std::move(renewed);
+    view_ =
+        std::make_shared<const SortedView>(*view_, std::move(added), entries);
     stats_->Add(kStatViewRenewals, 1);
   } else {
-    spare_.reset();
     log_.Restart(std::max(kMinLogLimit, index_.NumKeys() / kLogShare));
-    view_ = std::make_shared<SortedView>(&index_, comparator_, order_);
+    view_ = std::make_shared<const SortedView>(&index_, comparator_, order_);
     stats_->Add(kStatSorts, 1);
   }
-  ++views_;
-  view_work_ += view_->size();
-  if (!warned_ && view_work_ >= kViewWorkWorthAWarning &&
-      view_work_ >= kViewWorkPerEntryWorthAWarning * entries) {
-    warned_ = true;
-    Warn(logger_,
-         "striped_hash: iterators positioned after writes rebuilt this "
-         "memtable's sorted view %" PRIu64 " times, handling %" PRIu64
-         " view entries for its %" PRIu64
-         " entries: to iterate while writing, use the skip_list memtable",
-         views_, view_work_, entries);
-  }
-  view_bytes_.store(
-      view_->MemoryUsage() + (spare_ != nullptr ? spare_->size() : 0),
-      std::memory_order_relaxed);
+  view_bytes_.store(view_->MemoryUsage(), std::memory_order_relaxed);
   return view_;
 }
 
@@ -276,7 +253,6 @@ void StripedHashRep::MarkReadOnly() {
 void StripedHashRep::MarkFlushed() {
   std::lock_guard<std::mutex> lock(view_mutex_);
   view_.reset();
-  spare_.reset();
   view_bytes_.store(0, std::memory_order_relaxed);
   log_.Stop();
 }

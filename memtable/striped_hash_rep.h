@@ -31,8 +31,7 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
   StripedHashRep(const KeyComparator& comparator,
                  ROCKSDB_NAMESPACE::Allocator* allocator,
                  const StripedHashMemTableOptions& options,
-                 std::shared_ptr<StripedCounters> stats,
-                 ROCKSDB_NAMESPACE::Logger* logger);
+                 std::shared_ptr<StripedCounters> stats);
 
   ROCKSDB_NAMESPACE::KeyHandle Allocate(const size_t len, char** buf) override;
 
@@ -124,21 +123,8 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
   // share of it (kLogShare: 1/16), and sorts the whole memtable otherwise.
   static constexpr size_t kLogShare = 16;
   static constexpr size_t kMinLogLimit = 4096;
-  // Views are the one expensive thing a workload can ask of this memtable
-  // without knowing: every iterator positioned after writes merges them into
-  // a copy of the view, or sorts all of it. The DB's LOG says so, once per
-  // memtable, when views built (renewed or sorted) have handled this many
-  // entries in all and per entry inserted: far more than a flush and a few
-  // iterators, and then more work than the writes themselves.
-  static constexpr uint64_t kViewWorkWorthAWarning = uint64_t{1} << 22;
-  static constexpr uint64_t kViewWorkPerEntryWorthAWarning = 64;
-  ROCKSDB_NAMESPACE::Logger* const logger_;
   std::mutex view_mutex_;
-  std::shared_ptr<SortedView> view_;    // guarded by view_mutex_
-  std::unique_ptr<LargeBuffer> spare_;  // guarded by view_mutex_
-  uint64_t views_ = 0;                  // built; guarded by view_mutex_
-  uint64_t view_work_ = 0;  // their sizes summed; guarded by view_mutex_
-  bool warned_ = false;     // guarded by view_mutex_
+  std::shared_ptr<const SortedView> view_;  // guarded by view_mutex_
   std::atomic<size_t> view_bytes_{0};
   std::atomic<bool> read_only_{false};
   size_t read_only_usage_ = 0;  // written before read_only_ is set

@@ -223,21 +223,20 @@ TEST(StripedHashRepTest, ContainsMatchesExactInternalKeys) {
 
 // Seek/SeekForPrev to existing and absent keys at assorted sequence numbers,
 // with and without a memtable key, checked against the sorted reference.
-TEST(StripedHashRepTest, SeeksMatchReference) {
-  std::mt19937_64 random(2);
-  RepHarness h;
-  const std::vector<Entry> entries = MakeEntries(&random, 500);
-  for (const Entry& e : entries) ASSERT_TRUE(h.Insert(e));
-  const std::vector<std::string> expected = h.SortedMemtableKeys(entries);
-  const MemTableRep::KeyComparator& cmp = h.comparator();
-  const std::vector<std::string> probes = MakeKeys(&random, 300);
-
-  std::unique_ptr<MemTableRep::Iterator> iter(h.rep()->GetIterator());
-  for (size_t i = 0; i < 2000; ++i) {
+// Seeks `count` times in both directions, to existing user keys and to
+// `probes`, and checks each position and its neighbours against `entries`
+// sorted.
+void ExpectSeeksMatchReference(RepHarness* h, const std::vector<Entry>& entries,
+                               const std::vector<std::string>& probes,
+                               std::mt19937_64* random, size_t count) {
+  const std::vector<std::string> expected = h->SortedMemtableKeys(entries);
+  const MemTableRep::KeyComparator& cmp = h->comparator();
+  std::unique_ptr<MemTableRep::Iterator> iter(h->rep()->GetIterator());
+  for (size_t i = 0; i < count; ++i) {
     const bool existing = i % 2 == 0;
-    Entry target{existing ? entries[random() % entries.size()].user_key
-                          : probes[random() % probes.size()],
-                 random() % (entries.size() + 2), kValueTypeForSeek, ""};
+    Entry target{existing ? entries[(*random)() % entries.size()].user_key
+                          : probes[(*random)() % probes.size()],
+                 (*random)() % (entries.size() + 2), kValueTypeForSeek, ""};
     const std::string mkey = target.MemtableKey();
     const std::string ikey = target.InternalKey();
     const bool pass_memtable_key = i % 3 != 0;
@@ -282,6 +281,15 @@ TEST(StripedHashRepTest, SeeksMatchReference) {
       }
     }
   }
+}
+
+// Several chunks of the view (SortedView::kChunkHeads heads each).
+TEST(StripedHashRepTest, SeeksMatchReference) {
+  std::mt19937_64 random(2);
+  RepHarness h;
+  const std::vector<Entry> entries = MakeEntries(&random, 3000);
+  for (const Entry& e : entries) ASSERT_TRUE(h.Insert(e));
+  ExpectSeeksMatchReference(&h, entries, MakeKeys(&random, 300), &random, 4000);
 }
 
 // GetDynamicPrefixIterator serves RocksDB's work on one key (with
@@ -486,7 +494,9 @@ TEST(StripedHashRepTest, RenewedViewsEqualAFullSort) {
     std::mt19937_64 random(5);
     RepHarness h(StripedHashMemTableOptions(), user);
     // Shuffled: the versions of a key arrive in any order and any round.
-    const std::vector<Entry> entries = MakeEntries(&random, 800);
+    // About 6000 entries of 2400 keys: views of several chunks.
+    const std::vector<Entry> entries = MakeEntries(&random, 2400);
+    const std::vector<std::string> probes = MakeKeys(&random, 200);
     std::vector<Entry> inserted;
     auto insert_up_to = [&](size_t end) {
       while (inserted.size() < end) {
@@ -494,13 +504,15 @@ TEST(StripedHashRepTest, RenewedViewsEqualAFullSort) {
         inserted.push_back(entries[inserted.size()]);
       }
     };
-    ASSERT_NO_FATAL_FAILURE(insert_up_to(300));
+    constexpr size_t kFirst = 2000;
+    ASSERT_NO_FATAL_FAILURE(insert_up_to(kFirst));
     const std::vector<std::string> first = h.SortedMemtableKeys(inserted);
     EXPECT_EQ(ScanForward(h.rep()), first);
     // Held across the renewals below: its view's memory is not reused.
     std::unique_ptr<MemTableRep::Iterator> held(h.rep()->GetIterator());
     uint64_t rounds = 0;
-    for (size_t burst : {1, 2, 7, 50, 1, 300, 3, 100, 2000}) {
+    // Each burst below the log's 4096; the last takes the rest.
+    for (size_t burst : {1, 2, 7, 50, 1, 300, 3, 100, 1000, 2000, 4000}) {
       ASSERT_NO_FATAL_FAILURE(
           insert_up_to(std::min(entries.size(), inserted.size() + burst)));
       const std::vector<std::string> expected = h.SortedMemtableKeys(inserted);
@@ -509,13 +521,15 @@ TEST(StripedHashRepTest, RenewedViewsEqualAFullSort) {
       std::vector<std::string> backward = ScanBackward(h.rep());
       std::reverse(backward.begin(), backward.end());
       ASSERT_EQ(backward, expected);
+      ASSERT_NO_FATAL_FAILURE(
+          ExpectSeeksMatchReference(&h, inserted, probes, &random, 200));
     }
     ASSERT_EQ(inserted.size(), entries.size());
     std::vector<std::string> held_keys;
     for (held->SeekToFirst(); held->Valid(); held->Next()) {
       const Entry e = DecodeEntry(held->key());
       // Its view's heads are as they were; their chains may have grown.
-      if (std::count_if(entries.begin(), entries.begin() + 300,
+      if (std::count_if(entries.begin(), entries.begin() + kFirst,
                         [&](const Entry& x) {
                           return x.user_key == e.user_key && x.seq == e.seq;
                         }) == 1) {
