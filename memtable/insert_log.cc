@@ -6,9 +6,18 @@
 
 namespace rocksdb_cuckoo {
 
-InsertLog::InsertLog() {
-  const long cpus = sysconf(_SC_NPROCESSORS_CONF);
-  num_shards_ = static_cast<size_t>(std::clamp(cpus, 1L, 1024L));
+namespace {
+
+// The shards' memory may reach twice the limit's entries (a vector doubles).
+constexpr size_t kMemoryPerLimitEntry = 2 * sizeof(HashNode*);
+
+}  // namespace
+
+InsertLog::InsertLog(size_t num_shards) : num_shards_(num_shards) {
+  if (num_shards_ == 0) {
+    const long cpus = sysconf(_SC_NPROCESSORS_CONF);
+    num_shards_ = static_cast<size_t>(std::clamp(cpus, 1L, 1024L));
+  }
 }
 
 void InsertLog::Record(HashNode* node, int cpu) {
@@ -25,8 +34,14 @@ void InsertLog::Record(HashNode* node, int cpu) {
   const size_t capacity = shard.nodes.capacity();
   shard.nodes.push_back(node);
   if (shard.nodes.capacity() != capacity) {
-    bytes_.fetch_add((shard.nodes.capacity() - capacity) * sizeof(HashNode*),
-                     std::memory_order_relaxed);
+    const size_t grown =
+        (shard.nodes.capacity() - capacity) * sizeof(HashNode*);
+    // Shards may each hold the limit, but not all together (with room for
+    // the vectors' growth): the memory stays bounded by the limit.
+    if (bytes_.fetch_add(grown, std::memory_order_relaxed) + grown >
+        kMemoryPerLimitEntry * limit_.load(std::memory_order_relaxed)) {
+      on_.store(false, std::memory_order_relaxed);
+    }
   }
 }
 

@@ -25,17 +25,19 @@ namespace rocksdb_cuckoo {
 
 class InsertLog {
  public:
-  InsertLog();
+  // One shard per configured CPU unless told otherwise.
+  explicit InsertLog(size_t num_shards = 0);
 
   // Logs `node` if the log is on. The caller linked node into the index
   // with a sequentially consistent operation (see Restart).
   void Record(HashNode* node, int cpu);
 
   // Empties the log and turns it on, holding at most `limit` entries: a
-  // shard that reaches it turns the log off, and Take refuses more. (Each
-  // shard may hold the whole limit, so that one writer gets all of it.) An
-  // insert that found the log off had linked its entry before this call: a
-  // scan of the index after it sees that entry.
+  // shard that reaches it, or shards whose memory together passes twice
+  // its size, turn the log off, and Take refuses more. (Each shard may hold
+  // the whole limit, so that one writer gets all of it.) An insert that
+  // found the log off had linked its entry before this call: a scan of the
+  // index after it sees that entry.
   void Restart(size_t limit);
 
   // Moves the entries logged since the last Take or Restart to the end of

@@ -158,94 +158,127 @@ SortedView::SortedView(const SortedView& base, std::vector<HashNode*> added,
   const bool with_prefixes = order_ != KeyOrder::kOther;
   std::vector<uint64_t> prefixes(with_prefixes ? added.size() : 0);
   SortHeads(added.data(), prefixes.data(), added.size(), comparator_, order_);
-  // Newest first within a user key: keep the first of each.
-  size_t kept = 0;
-  for (size_t i = 0; i < added.size(); ++i) {
-    if (kept > 0 && (!with_prefixes || prefixes[kept - 1] == prefixes[i]) &&
-        SameUserKey(added[kept - 1], added[i])) {
-      continue;
-    }
-    added[kept] = added[i];
-    if (with_prefixes) prefixes[kept] = prefixes[i];
-    ++kept;
-  }
-  added.resize(kept);
-  // Order and identity of two heads, prefixes first.
-  auto less = [&](const HashNode* a, uint64_t pa, const HashNode* b,
-                  uint64_t pb) {
-    if (with_prefixes && pa != pb) return pa < pb;
-    return comparator_(a->entry(), b->entry()) < 0;
+  auto prefix_of_added = [&](size_t j) {
+    return with_prefixes ? prefixes[j] : 0;
   };
+  // Whether two heads, with their prefixes, hold the same user key.
   auto same_key = [&](const HashNode* a, uint64_t pa, const HashNode* b,
                       uint64_t pb) {
     return (!with_prefixes || pa == pb) && SameUserKey(a, b);
   };
-  auto added_prefix = [&](size_t j) { return with_prefixes ? prefixes[j] : 0; };
-
-  chunks_.reserve(base.chunks_.size() + added.size() / kChunkHeads + 1);
-  std::vector<HashNode*> merged;
-  std::vector<uint64_t> merged_prefixes;
-  size_t a = 0;  // next added head
-  const size_t num_chunks = base.chunks_.size();
-  for (size_t c = 0; c < num_chunks; ++c) {
-    const Chunk& chunk = *base.chunks_[c];
-    // The added heads that go here: those before the next chunk's first
-    // head, but not one of its user key (that one replaces it, there).
-    size_t end = added.size();
-    if (c + 1 < num_chunks) {
-      const Chunk& next = *base.chunks_[c + 1];
-      const uint64_t next_prefix = with_prefixes ? next.prefixes[0] : 0;
-      end = a;
-      while (end < added.size() &&
-             less(added[end], added_prefix(end), next.heads[0], next_prefix)) {
-        ++end;
-      }
-      if (end > a && same_key(added[end - 1], added_prefix(end - 1),
-                              next.heads[0], next_prefix)) {
-        --end;
-      }
-    }
-    if (end == a) {
-      AppendChunk(base.chunks_[c]);
-      continue;
-    }
-    // Both runs are sorted with one head per user key, so a user key in
-    // both meets itself at the front of each: keep the head that sorts
-    // first (the newer; its chain holds the other).
-    merged.clear();
-    merged_prefixes.clear();
-    auto take = [&](HashNode* head, uint64_t prefix) {
-      merged.push_back(head);
-      if (with_prefixes) merged_prefixes.push_back(prefix);
-    };
-    size_t i = 0;
-    while (i < chunk.size || a < end) {
-      const uint64_t pi =
-          with_prefixes && i < chunk.size ? chunk.prefixes[i] : 0;
-      if (a == end) {
-        take(chunk.heads[i++], pi);
+  if (base.chunks_.empty()) {
+    // Nothing to merge with; newest first within a user key.
+    size_t kept = 0;
+    for (size_t j = 0; j < added.size(); ++j) {
+      if (kept > 0 && same_key(added[kept - 1], prefix_of_added(kept - 1),
+                               added[j], prefix_of_added(j))) {
         continue;
       }
-      const uint64_t pa = added_prefix(a);
-      if (i == chunk.size) {
-        take(added[a++], pa);
-        continue;
-      }
-      const bool added_first = less(added[a], pa, chunk.heads[i], pi);
-      if (same_key(chunk.heads[i], pi, added[a], pa)) {
-        take(added_first ? added[a] : chunk.heads[i], pi);
-        ++i;
-        ++a;
-      } else if (added_first) {
-        take(added[a++], pa);
-      } else {
-        take(chunk.heads[i++], pi);
-      }
+      added[kept] = added[j];
+      if (with_prefixes) prefixes[kept] = prefixes[j];
+      ++kept;
     }
-    AppendChunks(merged.data(), merged_prefixes.data(), merged.size());
+    AppendChunks(added.data(), prefixes.data(), kept);
+    return;
   }
-  if (num_chunks == 0) {
-    AppendChunks(added.data(), prefixes.data(), added.size());
+
+  // Each added head goes to the first chunk whose last head does not sort
+  // before it (the last chunk if none): only those chunks are read and
+  // rebuilt, the others are shared with `base`. A user key in both keeps
+  // the head that sorts first, the newer (its chain holds the other).
+  const size_t num_chunks = base.chunks_.size();
+  std::vector<size_t> targets(added.size());
+  size_t kept = 0;
+  for (size_t j = 0; j < added.size(); ++j) {
+    const uint64_t prefix = prefix_of_added(j);
+    const size_t chunk =
+        base.FirstChunkAtOrAfter(added[j]->entry(), prefix, /*upper=*/false);
+    if (chunk > 0) {
+      // That chunk's predecessor ends before this head: if with the same
+      // user key, the view's head of it is newer.
+      const Chunk& previous = *base.chunks_[chunk - 1];
+      if (same_key(previous.heads[previous.size - 1],
+                   base.last_prefixes_[chunk - 1], added[j], prefix)) {
+        continue;
+      }
+    }
+    added[kept] = added[j];
+    if (with_prefixes) prefixes[kept] = prefix;
+    targets[kept] = std::min(chunk, num_chunks - 1);
+    ++kept;
+  }
+
+  chunks_.reserve(num_chunks + kept / kChunkHeads + 1);
+  std::vector<HashNode*> scratch_heads;
+  std::vector<uint64_t> scratch_prefixes;
+  size_t next_chunk = 0;  // the first base chunk not in this view yet
+  for (size_t j = 0; j < kept;) {
+    const size_t target = targets[j];
+    size_t end = j;
+    while (end < kept && targets[end] == target) ++end;
+    for (; next_chunk < target; ++next_chunk) {
+      AppendChunk(base.chunks_[next_chunk]);
+    }
+    const Chunk& chunk = *base.chunks_[target];
+    // Straight into a new chunk when everything fits, else through scratch
+    // space split into several.
+    const size_t most = chunk.size + (end - j);
+    std::shared_ptr<Chunk> fits;
+    HashNode** heads;
+    uint64_t* out_prefixes;
+    if (most <= kChunkHeads) {
+      fits = std::make_shared<Chunk>();
+      heads = fits->heads;
+      out_prefixes = fits->prefixes;
+    } else {
+      scratch_heads.resize(most);
+      scratch_prefixes.resize(with_prefixes ? most : 0);
+      heads = scratch_heads.data();
+      out_prefixes = scratch_prefixes.data();
+    }
+    size_t n = 0;
+    // Copies the chunk's positions [from, to) in one go.
+    auto copy_chunk = [&](size_t from, size_t to) {
+      std::copy(chunk.heads + from, chunk.heads + to, heads + n);
+      if (with_prefixes) {
+        std::copy(chunk.prefixes + from, chunk.prefixes + to, out_prefixes + n);
+      }
+      n += to - from;
+    };
+    size_t from = 0;
+    for (; j < end; ++j) {
+      const uint64_t prefix = prefix_of_added(j);
+      const size_t at = SearchChunk(chunk, from, added[j]->entry(), prefix,
+                                    /*upper=*/false);
+      copy_chunk(from, at);
+      from = at;
+      // What sorts just before it is newer if of the same user key (an
+      // added head or the chunk's); what sorts just after it is older.
+      if (n > 0 &&
+          same_key(heads[n - 1], with_prefixes ? out_prefixes[n - 1] : 0,
+                   added[j], prefix)) {
+        continue;
+      }
+      if (from < chunk.size &&
+          same_key(chunk.heads[from], with_prefixes ? chunk.prefixes[from] : 0,
+                   added[j], prefix)) {
+        ++from;
+      }
+      heads[n] = added[j];
+      if (with_prefixes) out_prefixes[n] = prefix;
+      ++n;
+    }
+    copy_chunk(from, chunk.size);
+    if (fits != nullptr) {
+      fits->size = n;
+      AppendChunk(std::move(fits));
+    } else {
+      AppendChunks(heads, out_prefixes, n);
+    }
+    next_chunk = target + 1;
+  }
+  for (; next_chunk < num_chunks; ++next_chunk) {
+    AppendChunk(base.chunks_[next_chunk]);
   }
 }
 
@@ -310,9 +343,8 @@ bool SortedView::Before(const HashNode* head, uint64_t prefix,
   return upper ? c <= 0 : c < 0;
 }
 
-size_t SortedView::Search(const char* memtable_key, bool upper) const {
-  const uint64_t key_prefix = PrefixOf(memtable_key);
-  // The first chunk whose last head is not before the key.
+size_t SortedView::FirstChunkAtOrAfter(const char* memtable_key,
+                                       uint64_t key_prefix, bool upper) const {
   size_t lo = 0;
   size_t hi = chunks_.size();
   while (lo < hi) {
@@ -332,14 +364,21 @@ size_t SortedView::Search(const char* memtable_key, bool upper) const {
       hi = mid;
     }
   }
-  if (lo == chunks_.size()) return size_;
-  return starts_[lo] +
-         SearchChunk(*chunks_[lo], memtable_key, key_prefix, upper);
+  return lo;
 }
 
-size_t SortedView::SearchChunk(const Chunk& chunk, const char* memtable_key,
-                               uint64_t key_prefix, bool upper) const {
-  size_t lo = 0;
+size_t SortedView::Search(const char* memtable_key, bool upper) const {
+  const uint64_t key_prefix = PrefixOf(memtable_key);
+  const size_t chunk = FirstChunkAtOrAfter(memtable_key, key_prefix, upper);
+  if (chunk == chunks_.size()) return size_;
+  return starts_[chunk] +
+         SearchChunk(*chunks_[chunk], 0, memtable_key, key_prefix, upper);
+}
+
+size_t SortedView::SearchChunk(const Chunk& chunk, size_t from,
+                               const char* memtable_key, uint64_t key_prefix,
+                               bool upper) const {
+  size_t lo = from;
   size_t hi = chunk.size;
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;

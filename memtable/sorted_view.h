@@ -97,10 +97,15 @@ class SortedView {
   // (whose prefix is key_prefix), or also when equal (`upper`).
   bool Before(const HashNode* head, uint64_t prefix, const char* memtable_key,
               uint64_t key_prefix, bool upper) const;
+  // The first chunk whose last head is not Before memtable_key (the number
+  // of chunks if none).
+  size_t FirstChunkAtOrAfter(const char* memtable_key, uint64_t key_prefix,
+                             bool upper) const;
   // First position whose head is > (upper) or >= memtable_key.
   size_t Search(const char* memtable_key, bool upper) const;
-  // First of chunk.heads[0, n) that is not Before memtable_key.
-  size_t SearchChunk(const Chunk& chunk, const char* memtable_key,
+  // First of chunk's positions from `from` on whose head is not Before
+  // memtable_key.
+  size_t SearchChunk(const Chunk& chunk, size_t from, const char* memtable_key,
                      uint64_t key_prefix, bool upper) const;
 
   std::vector<std::shared_ptr<const Chunk>> chunks_;

@@ -119,10 +119,13 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
   mutable HashSlotIndex index_;
 
   // An iterator positioned after writes renews the view: it merges the
-  // entries logged since into the last one while they are at most this
-  // share of it (kLogShare: 1/16), and sorts the whole memtable otherwise.
-  static constexpr size_t kLogShare = 16;
-  static constexpr size_t kMinLogLimit = 4096;
+  // entries logged since into the last one while they are at most a
+  // quarter of its keys (or kMinLogLimit), and sorts the whole memtable
+  // otherwise. A merge copies at most every chunk of the view plus a search
+  // per entry, which stays cheaper than a sort that far; a low limit would
+  // make the writes during one sort overflow the log and force the next.
+  static constexpr size_t kLogShare = 4;
+  static constexpr size_t kMinLogLimit = 65536;
   std::mutex view_mutex_;
   std::shared_ptr<const SortedView> view_;  // guarded by view_mutex_
   std::atomic<size_t> view_bytes_{0};

@@ -144,7 +144,7 @@ TEST(StripedHashConcurrentTest, WritersReadersAndIteratorsAgree) {
 
 // Iterators made while writers insert: after the first, each view is the
 // last one with the entries logged since merged in (fewer than the log's
-// 4096 in all, so nothing is sorted twice). Every view must be ordered and
+// 65536 in all, so nothing is sorted twice). Every view must be ordered and
 // hold every entry published before the iterator was made, older versions
 // that arrive after newer ones included.
 TEST(StripedHashConcurrentTest, RenewedViewsHoldEverythingPublished) {

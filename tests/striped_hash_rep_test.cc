@@ -484,7 +484,7 @@ TEST(StripedHashRepTest, OtherComparatorsOrderTheView) {
 // last view: new keys, newer heads of keys in the view, versions older than
 // a key's head (concurrent writers finish out of sequence order), and
 // entries the view holds already. Each view must equal a full sort; more
-// inserts than the log holds (at least 4096) sort again.
+// inserts than the log holds (at least 65536) sort again.
 TEST(StripedHashRepTest, RenewedViewsEqualAFullSort) {
   static LengthFirstComparator length_first;
   for (const Comparator* user :
@@ -511,7 +511,7 @@ TEST(StripedHashRepTest, RenewedViewsEqualAFullSort) {
     // Held across the renewals below: its view's memory is not reused.
     std::unique_ptr<MemTableRep::Iterator> held(h.rep()->GetIterator());
     uint64_t rounds = 0;
-    // Each burst below the log's 4096; the last takes the rest.
+    // Each burst below the log's 65536; the last takes the rest.
     for (size_t burst : {1, 2, 7, 50, 1, 300, 3, 100, 1000, 2000, 4000}) {
       ASSERT_NO_FATAL_FAILURE(
           insert_up_to(std::min(entries.size(), inserted.size() + burst)));
@@ -541,7 +541,7 @@ TEST(StripedHashRepTest, RenewedViewsEqualAFullSort) {
     EXPECT_EQ(h.factory()->GetStats().view_renewals, rounds);
 
     std::vector<Entry> more;
-    for (int i = 0; i < 5000; ++i) {
+    for (int i = 0; i < 70000; ++i) {
       more.push_back({"more" + std::to_string(i),
                       static_cast<SequenceNumber>(100000 + i), kTypeValue,
                       "m"});
