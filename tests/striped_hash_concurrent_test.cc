@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <functional>
 #include <random>
 #include <string>
 #include <thread>
@@ -38,6 +39,40 @@ bool ParseKey(const std::string& key, int* writer, int* i) {
 // Unique per (writer, i, version).
 SequenceNumber SeqOf(int writer, int i, int version) {
   return (static_cast<SequenceNumber>(i) * kWriters + writer) * 4 + version + 1;
+}
+
+// Reads how far each writer has published (into *before), then makes an
+// iterator and scans it: returns, per writer, the entries of published keys
+// that `counted(entry, writer, i)` accepts. Entries out of order, or not a
+// writer's key, add to *failures.
+std::vector<int> ScanPublished(
+    RepHarness* h, std::atomic<int>* published, std::atomic<int>* failures,
+    std::vector<int>* before,
+    const std::function<bool(const Entry&, int, int)>& counted) {
+  before->assign(kWriters, 0);
+  for (int w = 0; w < kWriters; ++w) {
+    (*before)[w] = published[w].load(std::memory_order_acquire);
+  }
+  const MemTableRep::KeyComparator& cmp = h->comparator();
+  std::unique_ptr<MemTableRep::Iterator> iter(h->rep()->GetIterator());
+  std::vector<int> seen(kWriters, 0);
+  std::string previous;
+  for (iter->SeekToFirst(); iter->Valid(); iter->Next()) {
+    const std::string current = MemtableKeyAt(iter->key());
+    if (!previous.empty() && cmp(previous.data(), current.data()) >= 0) {
+      failures->fetch_add(1);
+    }
+    previous = current;
+    int w;
+    int i;
+    const Entry e = DecodeEntry(iter->key());
+    if (!ParseKey(e.user_key, &w, &i)) {
+      failures->fetch_add(1);
+    } else if (i < (*before)[w] && counted(e, w, i)) {
+      ++seen[w];
+    }
+  }
+  return seen;
 }
 
 TEST(StripedHashConcurrentTest, WritersReadersAndIteratorsAgree) {
@@ -87,30 +122,11 @@ TEST(StripedHashConcurrentTest, WritersReadersAndIteratorsAgree) {
   // An iterator user: each view is sorted and holds what was published
   // before it was made.
   threads.emplace_back([&] {
-    const MemTableRep::KeyComparator& cmp = h.comparator();
     while (writers_left.load() > 0) {
-      int before[kWriters];
-      for (int w = 0; w < kWriters; ++w) {
-        before[w] = published[w].load(std::memory_order_acquire);
-      }
-      std::unique_ptr<MemTableRep::Iterator> iter(h.rep()->GetIterator());
-      std::vector<int> seen(kWriters, 0);
-      std::string previous;
-      for (iter->SeekToFirst(); iter->Valid(); iter->Next()) {
-        const std::string current = MemtableKeyAt(iter->key());
-        if (!previous.empty() && cmp(previous.data(), current.data()) >= 0) {
-          failures.fetch_add(1);
-        }
-        previous = current;
-        int w;
-        int i;
-        const Entry e = DecodeEntry(iter->key());
-        if (!ParseKey(e.user_key, &w, &i)) {
-          failures.fetch_add(1);
-        } else if (i < before[w] && e.seq == SeqOf(w, i, 0)) {
-          ++seen[w];
-        }
-      }
+      std::vector<int> before;
+      const std::vector<int> seen = ScanPublished(
+          &h, published, &failures, &before,
+          [](const Entry& e, int w, int i) { return e.seq == SeqOf(w, i, 0); });
       for (int w = 0; w < kWriters; ++w) {
         // Every key below before[w] appears with its first version (later
         // keys may appear too).
@@ -177,34 +193,14 @@ TEST(StripedHashConcurrentTest, RenewedViewsHoldEverythingPublished) {
     });
   }
   threads.emplace_back([&] {
-    const MemTableRep::KeyComparator& cmp = h.comparator();
     bool last_round = false;
     while (!last_round) {
       last_round = writers_left.load() == 0;
-      int before[kWriters];
-      for (int w = 0; w < kWriters; ++w) {
-        before[w] = published[w].load(std::memory_order_acquire);
-      }
-      std::unique_ptr<MemTableRep::Iterator> iter(h.rep()->GetIterator());
+      std::vector<int> before;
+      const std::vector<int> seen =
+          ScanPublished(&h, published, &failures, &before,
+                        [](const Entry&, int, int) { return true; });
       iterators.fetch_add(1);
-      // Versions of each published key seen, by writer.
-      std::vector<int> seen(kWriters, 0);
-      std::string previous;
-      for (iter->SeekToFirst(); iter->Valid(); iter->Next()) {
-        const std::string current = MemtableKeyAt(iter->key());
-        if (!previous.empty() && cmp(previous.data(), current.data()) >= 0) {
-          failures.fetch_add(1);
-        }
-        previous = current;
-        int w;
-        int i;
-        const Entry e = DecodeEntry(iter->key());
-        if (!ParseKey(e.user_key, &w, &i)) {
-          failures.fetch_add(1);
-        } else if (i < before[w]) {
-          ++seen[w];
-        }
-      }
       for (int w = 0; w < kWriters; ++w) {
         if (seen[w] != 2 * before[w]) failures.fetch_add(1);
       }
