@@ -122,10 +122,22 @@ bool SameUserKey(const HashNode* a, const HashNode* b) {
 
 }  // namespace
 
+// Sized to what it holds: chunks are never added to, only replaced.
 struct SortedView::Chunk {
+  Chunk(size_t capacity, bool with_prefixes)
+      : heads(new HashNode*[capacity]),
+        prefixes(with_prefixes ? new uint64_t[capacity] : nullptr),
+        capacity(capacity) {}
+  size_t MemoryUsage() const {
+    return sizeof(*this) +
+           capacity * (sizeof(HashNode*) +
+                       (prefixes != nullptr ? sizeof(uint64_t) : 0));
+  }
+
+  const std::unique_ptr<HashNode*[]> heads;
+  const std::unique_ptr<uint64_t[]> prefixes;  // null with KeyOrder::kOther
+  const size_t capacity;
   size_t size = 0;
-  HashNode* heads[kChunkHeads];
-  uint64_t prefixes[kChunkHeads];  // unused with KeyOrder::kOther
 };
 
 SortedView::SortedView(HashSlotIndex* index, const KeyComparator& comparator,
@@ -227,9 +239,9 @@ SortedView::SortedView(const SortedView& base, std::vector<HashNode*> added,
     HashNode** heads;
     uint64_t* out_prefixes;
     if (most <= kChunkHeads) {
-      fits = std::make_shared<Chunk>();
-      heads = fits->heads;
-      out_prefixes = fits->prefixes;
+      fits = std::make_shared<Chunk>(most, with_prefixes);
+      heads = fits->heads.get();
+      out_prefixes = fits->prefixes.get();
     } else {
       scratch_heads.resize(most);
       scratch_prefixes.resize(with_prefixes ? most : 0);
@@ -239,9 +251,10 @@ SortedView::SortedView(const SortedView& base, std::vector<HashNode*> added,
     size_t n = 0;
     // Copies the chunk's positions [from, to) in one go.
     auto copy_chunk = [&](size_t from, size_t to) {
-      std::copy(chunk.heads + from, chunk.heads + to, heads + n);
+      std::copy(chunk.heads.get() + from, chunk.heads.get() + to, heads + n);
       if (with_prefixes) {
-        std::copy(chunk.prefixes + from, chunk.prefixes + to, out_prefixes + n);
+        std::copy(chunk.prefixes.get() + from, chunk.prefixes.get() + to,
+                  out_prefixes + n);
       }
       n += to - from;
     };
@@ -284,11 +297,11 @@ SortedView::SortedView(const SortedView& base, std::vector<HashNode*> added,
 
 std::shared_ptr<const SortedView::Chunk> SortedView::NewChunk(
     HashNode* const* heads, const uint64_t* prefixes, size_t n) const {
-  auto chunk = std::make_shared<Chunk>();
+  auto chunk = std::make_shared<Chunk>(n, order_ != KeyOrder::kOther);
   chunk->size = n;
-  std::copy(heads, heads + n, chunk->heads);
-  if (order_ != KeyOrder::kOther) {
-    std::copy(prefixes, prefixes + n, chunk->prefixes);
+  std::copy(heads, heads + n, chunk->heads.get());
+  if (chunk->prefixes != nullptr) {
+    std::copy(prefixes, prefixes + n, chunk->prefixes.get());
   }
   return chunk;
 }
@@ -306,6 +319,7 @@ void SortedView::AppendChunks(HashNode* const* heads, const uint64_t* prefixes,
 }
 
 void SortedView::AppendChunk(std::shared_ptr<const Chunk> chunk) {
+  chunk_bytes_ += chunk->MemoryUsage();
   starts_.push_back(size_);
   last_prefixes_.push_back(
       order_ != KeyOrder::kOther ? chunk->prefixes[chunk->size - 1] : 0);
@@ -317,11 +331,12 @@ SortedView::Span SortedView::SpanOf(size_t i) const {
   const size_t c =
       static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), i) -
                           starts_.begin() - 1);
-  return Span{chunks_[c]->heads, starts_[c], starts_[c] + chunks_[c]->size};
+  return Span{chunks_[c]->heads.get(), starts_[c],
+              starts_[c] + chunks_[c]->size};
 }
 
 size_t SortedView::MemoryUsage() const {
-  return sizeof(*this) + chunks_.size() * sizeof(Chunk) +
+  return sizeof(*this) + chunk_bytes_ +
          chunks_.capacity() * sizeof(chunks_[0]) +
          starts_.capacity() * sizeof(size_t) +
          last_prefixes_.capacity() * sizeof(uint64_t);

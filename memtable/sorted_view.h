@@ -114,6 +114,7 @@ class SortedView {
   std::vector<size_t> starts_;
   std::vector<uint64_t> last_prefixes_;
   size_t size_ = 0;
+  size_t chunk_bytes_ = 0;  // the chunks' MemoryUsage, summed
   uint64_t covered_entries_;
   const KeyComparator& comparator_;
   const KeyOrder order_;
