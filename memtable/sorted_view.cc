@@ -178,19 +178,20 @@ SortedView::SortedView(const SortedView& base, std::vector<HashNode*> added,
                       uint64_t pb) {
     return (!with_prefixes || pa == pb) && SameUserKey(a, b);
   };
-  if (base.chunks_.empty()) {
-    // Nothing to merge with; newest first within a user key.
-    size_t kept = 0;
-    for (size_t j = 0; j < added.size(); ++j) {
-      if (kept > 0 && same_key(added[kept - 1], prefix_of_added(kept - 1),
+  // Newest first within a user key: keep the first of each.
+  size_t unique = 0;
+  for (size_t j = 0; j < added.size(); ++j) {
+    if (unique > 0 && same_key(added[unique - 1], prefix_of_added(unique - 1),
                                added[j], prefix_of_added(j))) {
-        continue;
-      }
-      added[kept] = added[j];
-      if (with_prefixes) prefixes[kept] = prefixes[j];
-      ++kept;
+      continue;
     }
-    AppendChunks(added.data(), prefixes.data(), kept);
+    added[unique] = added[j];
+    if (with_prefixes) prefixes[unique] = prefixes[j];
+    ++unique;
+  }
+  added.resize(unique);
+  if (base.chunks_.empty()) {
+    AppendChunks(added.data(), prefixes.data(), added.size());
     return;
   }
 
@@ -265,8 +266,8 @@ SortedView::SortedView(const SortedView& base, std::vector<HashNode*> added,
                                     /*upper=*/false);
       copy_chunk(from, at);
       from = at;
-      // What sorts just before it is newer if of the same user key (an
-      // added head or the chunk's); what sorts just after it is older.
+      // The chunk's head of the same user key, if any, is just before it
+      // (newer: keep that one) or just after it (older: replace it).
       if (n > 0 &&
           same_key(heads[n - 1], with_prefixes ? out_prefixes[n - 1] : 0,
                    added[j], prefix)) {

@@ -67,7 +67,6 @@ class SortedView {
   };
   // Requires i < size().
   Span SpanOf(size_t i) const;
-  HashNode* head(size_t i) const { return SpanOf(i).head(i); }
 
   // First position whose head is >= / > a length-prefixed internal key.
   size_t LowerBound(const char* memtable_key) const {
