@@ -23,8 +23,12 @@ Workloads, all on a memtable that is never flushed while measured:
            RocksDB counts the key's newest operands in the memtable.
   seekwrite
            seekrandomwhilewriting for --seekwrite_seconds: one thread seeks
-           (a new iterator, then 10 Next) while another writes flat out into
-           64 MiB memtables that flush: iterators positioned after writes.
+           (a new iterator, then 10 Next) while another writes into 64 MiB
+           memtables that flush, with compactions on: iterators positioned
+           after writes. Twice: the writer held to --seekwrite_rate (the
+           same work for both memtables), then flat out, where the faster
+           writer also leaves more files to seek through and less CPU to
+           the reader on a small machine, so its write rate is a row too.
            The one workload here where memtables are flushed.
 scan and flush run in separate processes so that the flush cannot reuse the
 sorted view the scan built.
@@ -105,6 +109,8 @@ def parse_args():
                    help="keys the merge operands go to")
     p.add_argument("--seekwrite_seconds", type=int, default=10,
                    help="duration of each seekwrite run")
+    p.add_argument("--seekwrite_rate", type=int, default=20000000,
+                   help="bytes/s of the held writer in seekwrite (keys and values)")
     p.add_argument("--key_size", type=int, default=16)
     p.add_argument("--value_size", type=int, default=100)
     p.add_argument("--striped_hash_options", default="",
@@ -289,16 +295,32 @@ def workload_runs(args):
                      merge,
                      None, ""))
     if "seekwrite" in names:
-        def seekwrite(rep):
+        def seekwrite(rep, rate):
             out, _, err = run_db_bench(
                 args, rep, "seekrandomwhilewriting",
                 [f"--num={2 * args.num}", f"--duration={args.seekwrite_seconds}",
                  "--seek_nexts=10", "--threads=1",
-                 f"--write_buffer_size={64 << 20}"])
-            return ops_per_sec(out, "seekrandomwhilewriting")[0], striped_stats(err)
+                 f"--write_buffer_size={64 << 20}",
+                 "--disable_auto_compactions=0", "--statistics=1",
+                 f"--benchmark_write_rate_limit={rate}"])
+            seeks, line = ops_per_sec(out, "seekrandomwhilewriting")
+            written = re.search(r"rocksdb\.number\.keys\.written COUNT : (\d+)", out)
+            seconds = re.search(r"([\d.]+) seconds", line)
+            if not written or not seconds:
+                sys.exit(f"{rep}: no write count in db_bench output:\n{out[-2000:]}")
+            seekwrite.writes[rep] = int(written.group(1)) / float(seconds.group(1))
+            return seeks, striped_stats(err)
+        seekwrite.writes = {}
+        runs.append((f"seekrandomwhilewriting, seeks of 1 reader beside 1 writer "
+                     f"at {args.seekwrite_rate / 1e6:g} MB/s (64 MiB memtables)",
+                     "ops/s", True, lambda rep: seekwrite(rep, args.seekwrite_rate),
+                     None, ""))
         runs.append(("seekrandomwhilewriting, seeks of 1 reader beside 1 "
                      "flat-out writer (64 MiB memtables)", "ops/s", True,
-                     seekwrite, None, ""))
+                     lambda rep: seekwrite(rep, 0), None, ""))
+        runs.append(("seekrandomwhilewriting, that flat-out writer's writes",
+                     "ops/s", True, lambda rep: (seekwrite.writes[rep], None),
+                     None, ""))
     return runs
 
 

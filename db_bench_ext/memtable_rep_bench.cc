@@ -8,6 +8,11 @@
 //              end reading every key and value. For striped_hash the cached
 //              sorted view is dropped first, so every scan pays for the sort.
 //   Get        point lookups of present keys through MemTableRep::Get
+//   SeekAfterInserts
+//              k entries inserted, then a new iterator seeks to a random key
+//              and reads 10 more: iterators made while writes continue, as
+//              db_bench seekrandomwhilewriting makes them, without a DB
+//              around (striped_hash renews its sorted view for each)
 //   ConcurrentFill
 //              N entries inserted by 1 to 16 threads sharing one rep
 //              (InsertKeyConcurrently, as RocksDB's concurrent memtable
@@ -178,6 +183,31 @@ void BM_Get(benchmark::State& state) {
   state.SetLabel(RepName(which));
 }
 
+void BM_SeekAfterInserts(benchmark::State& state) {
+  const int which = static_cast<int>(state.range(0));
+  const size_t k = static_cast<size_t>(state.range(1));
+  const size_t n = NumEntries();
+  Table table(which);
+  table.Fill(n, 1);
+  std::mt19937_64 random(3);
+  size_t next_entry = n;
+  size_t read = 0;
+  // striped_hash sorts the whole memtable for its first iterator; what is
+  // timed is renewing that view after inserts.
+  std::unique_ptr<MemTableRep::Iterator>(table.rep->GetIterator());
+  for (auto _ : state) {
+    table.Insert(next_entry, next_entry + k, n, next_entry, false, nullptr);
+    next_entry += k;
+    std::unique_ptr<MemTableRep::Iterator> iter(table.rep->GetIterator());
+    LookupKey target(KeyOf(random() % n), kMaxSequenceNumber);
+    iter->Seek(target.internal_key(), target.memtable_key().data());
+    for (int i = 0; i < 10 && iter->Valid(); ++i, iter->Next()) ++read;
+  }
+  if (read == 0) state.SkipWithError("no seek found an entry");
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
+  state.SetLabel(RepName(which));
+}
+
 // One rep shared by every thread of a ConcurrentFill run.
 Table* concurrent_table = nullptr;
 
@@ -223,6 +253,11 @@ BENCHMARK(BM_Fill)
     ->Iterations(3);
 BENCHMARK(BM_FullScan)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Get)->Arg(0)->Arg(1);
+// A fixed count, so that every run grows the memtable alike.
+BENCHMARK(BM_SeekAfterInserts)
+    ->ArgsProduct({{0, 1}, {1, 16, 160}})
+    ->Iterations(3000)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ConcurrentFill)
     ->Arg(0)
     ->Arg(1)

@@ -133,11 +133,25 @@ struct SortedView::Chunk {
            capacity * (sizeof(HashNode*) +
                        (prefixes != nullptr ? sizeof(uint64_t) : 0));
   }
+  const HashNode* last_head() const { return heads[size - 1]; }
 
   const std::unique_ptr<HashNode*[]> heads;
   const std::unique_ptr<uint64_t[]> prefixes;  // null with KeyOrder::kOther
   const size_t capacity;
   size_t size = 0;
+};
+
+// A run of chunks; like them, never changed once built.
+struct SortedView::Group {
+  const HashNode* last_head() const { return chunks.back()->last_head(); }
+
+  std::vector<ChunkPtr> chunks;
+  // Per chunk: the group position of its first head, and its last head's
+  // prefix.
+  std::vector<size_t> starts;
+  std::vector<uint64_t> last_prefixes;
+  size_t size = 0;
+  size_t bytes = 0;  // its own and its chunks' memory
 };
 
 SortedView::SortedView(HashSlotIndex* index, const KeyComparator& comparator,
@@ -159,7 +173,9 @@ SortedView::SortedView(HashSlotIndex* index, const KeyComparator& comparator,
   }
   uint64_t* prefixes = reinterpret_cast<uint64_t*>(heads + n);
   SortHeads(heads, prefixes, n, comparator_, order_);
-  AppendChunks(heads, prefixes, n);
+  std::vector<ChunkPtr> chunks;
+  MakeChunks(heads, prefixes, n, &chunks);
+  AppendGroups(chunks);
 }
 
 SortedView::SortedView(const SortedView& base, std::vector<HashNode*> added,
@@ -173,16 +189,11 @@ SortedView::SortedView(const SortedView& base, std::vector<HashNode*> added,
   auto prefix_of_added = [&](size_t j) {
     return with_prefixes ? prefixes[j] : 0;
   };
-  // Whether two heads, with their prefixes, hold the same user key.
-  auto same_key = [&](const HashNode* a, uint64_t pa, const HashNode* b,
-                      uint64_t pb) {
-    return (!with_prefixes || pa == pb) && SameUserKey(a, b);
-  };
   // Newest first within a user key: keep the first of each.
   size_t unique = 0;
   for (size_t j = 0; j < added.size(); ++j) {
-    if (unique > 0 && same_key(added[unique - 1], prefix_of_added(unique - 1),
-                               added[j], prefix_of_added(j))) {
+    if (unique > 0 && (!with_prefixes || prefixes[unique - 1] == prefixes[j]) &&
+        SameUserKey(added[unique - 1], added[j])) {
       continue;
     }
     added[unique] = added[j];
@@ -190,114 +201,168 @@ SortedView::SortedView(const SortedView& base, std::vector<HashNode*> added,
     ++unique;
   }
   added.resize(unique);
-  if (base.chunks_.empty()) {
-    AppendChunks(added.data(), prefixes.data(), added.size());
+  prefixes.resize(with_prefixes ? unique : 0);
+  if (base.groups_.empty()) {
+    std::vector<ChunkPtr> chunks;
+    MakeChunks(added.data(), prefixes.data(), added.size(), &chunks);
+    AppendGroups(chunks);
     return;
   }
 
   // Each added head goes to the first chunk whose last head does not sort
-  // before it (the last chunk if none): only those chunks are read and
-  // rebuilt, the others are shared with `base`. A user key in both keeps
-  // the head that sorts first, the newer (its chain holds the other).
-  const size_t num_chunks = base.chunks_.size();
-  std::vector<size_t> targets(added.size());
+  // before it (the view's last chunk if none): only those chunks, and the
+  // groups holding them, are read and rebuilt; the others are shared with
+  // `base`. A user key in both keeps the head that sorts first, the newer
+  // (its chain holds the other).
+  const size_t num_groups = base.groups_.size();
+  struct Target {
+    size_t group;
+    size_t chunk;
+  };
+  std::vector<Target> targets(added.size());
   size_t kept = 0;
   for (size_t j = 0; j < added.size(); ++j) {
     const uint64_t prefix = prefix_of_added(j);
-    const size_t chunk =
-        base.FirstChunkAtOrAfter(added[j]->entry(), prefix, /*upper=*/false);
-    if (chunk > 0) {
-      // That chunk's predecessor ends before this head: if with the same
-      // user key, the view's head of it is newer.
-      const Chunk& previous = *base.chunks_[chunk - 1];
-      if (same_key(previous.heads[previous.size - 1],
-                   base.last_prefixes_[chunk - 1], added[j], prefix)) {
-        continue;
+    const char* key = added[j]->entry();
+    Target target;
+    // The chunk before the target, which ends before this head.
+    const Group* previous_group = nullptr;
+    size_t previous_chunk = 0;
+    const size_t g = base.FirstGroupAtOrAfter(key, prefix, /*upper=*/false);
+    if (g == num_groups) {
+      previous_group = base.groups_.back().get();
+      previous_chunk = previous_group->chunks.size() - 1;
+      target = {g - 1, previous_chunk};
+    } else {
+      const Group& group = *base.groups_[g];
+      target = {g, base.FirstChunkAtOrAfter(group, key, prefix,
+                                            /*upper=*/false)};
+      if (target.chunk > 0) {
+        previous_group = &group;
+        previous_chunk = target.chunk - 1;
+      } else if (g > 0) {
+        previous_group = base.groups_[g - 1].get();
+        previous_chunk = previous_group->chunks.size() - 1;
       }
+    }
+    // If it holds the same user key, the view's head of it is newer. Its
+    // prefix rules that out without reading the chunk (two cache misses) in
+    // all but rare cases.
+    if (previous_group != nullptr &&
+        (!with_prefixes ||
+         previous_group->last_prefixes[previous_chunk] == prefix) &&
+        SameUserKey(previous_group->chunks[previous_chunk]->last_head(),
+                    added[j])) {
+      continue;
     }
     added[kept] = added[j];
     if (with_prefixes) prefixes[kept] = prefix;
-    targets[kept] = std::min(chunk, num_chunks - 1);
+    targets[kept] = target;
     ++kept;
   }
 
-  chunks_.reserve(num_chunks + kept / kChunkHeads + 1);
-  std::vector<HashNode*> scratch_heads;
-  std::vector<uint64_t> scratch_prefixes;
-  size_t next_chunk = 0;  // the first base chunk not in this view yet
+  groups_.reserve(num_groups + 1);
+  std::vector<ChunkPtr> chunks;
+  size_t next_group = 0;  // the first base group not in this view yet
   for (size_t j = 0; j < kept;) {
-    const size_t target = targets[j];
-    size_t end = j;
-    while (end < kept && targets[end] == target) ++end;
-    for (; next_chunk < target; ++next_chunk) {
-      AppendChunk(base.chunks_[next_chunk]);
-    }
-    const Chunk& chunk = *base.chunks_[target];
-    // Straight into a new chunk when everything fits, else through scratch
-    // space split into several.
-    const size_t most = chunk.size + (end - j);
-    std::shared_ptr<Chunk> fits;
-    HashNode** heads;
-    uint64_t* out_prefixes;
-    if (most <= kChunkHeads) {
-      fits = std::make_shared<Chunk>(most, with_prefixes);
-      heads = fits->heads.get();
-      out_prefixes = fits->prefixes.get();
-    } else {
-      scratch_heads.resize(most);
-      scratch_prefixes.resize(with_prefixes ? most : 0);
-      heads = scratch_heads.data();
-      out_prefixes = scratch_prefixes.data();
-    }
-    size_t n = 0;
-    // Copies the chunk's positions [from, to) in one go.
-    auto copy_chunk = [&](size_t from, size_t to) {
-      std::copy(chunk.heads.get() + from, chunk.heads.get() + to, heads + n);
-      if (with_prefixes) {
-        std::copy(chunk.prefixes.get() + from, chunk.prefixes.get() + to,
-                  out_prefixes + n);
+    const size_t g = targets[j].group;
+    for (; next_group < g; ++next_group) AppendGroup(base.groups_[next_group]);
+    const Group& group = *base.groups_[g];
+    chunks.clear();
+    size_t next_chunk = 0;  // the group's first chunk not in `chunks` yet
+    while (j < kept && targets[j].group == g) {
+      const size_t c = targets[j].chunk;
+      size_t end = j;
+      while (end < kept && targets[end].group == g && targets[end].chunk == c) {
+        ++end;
       }
-      n += to - from;
-    };
-    size_t from = 0;
-    for (; j < end; ++j) {
-      const uint64_t prefix = prefix_of_added(j);
-      const size_t at = SearchChunk(chunk, from, added[j]->entry(), prefix,
-                                    /*upper=*/false);
-      copy_chunk(from, at);
-      from = at;
-      // The chunk's head of the same user key, if any, is just before it
-      // (newer: keep that one) or just after it (older: replace it).
-      if (n > 0 &&
-          same_key(heads[n - 1], with_prefixes ? out_prefixes[n - 1] : 0,
-                   added[j], prefix)) {
-        continue;
-      }
-      if (from < chunk.size &&
-          same_key(chunk.heads[from], with_prefixes ? chunk.prefixes[from] : 0,
-                   added[j], prefix)) {
-        ++from;
-      }
-      heads[n] = added[j];
-      if (with_prefixes) out_prefixes[n] = prefix;
-      ++n;
+      chunks.insert(chunks.end(), group.chunks.begin() + next_chunk,
+                    group.chunks.begin() + c);
+      MergeIntoChunk(*group.chunks[c], added, prefixes, j, end, &chunks);
+      next_chunk = c + 1;
+      j = end;
     }
-    copy_chunk(from, chunk.size);
-    if (fits != nullptr) {
-      fits->size = n;
-      AppendChunk(std::move(fits));
-    } else {
-      AppendChunks(heads, out_prefixes, n);
-    }
-    next_chunk = target + 1;
+    chunks.insert(chunks.end(), group.chunks.begin() + next_chunk,
+                  group.chunks.end());
+    AppendGroups(chunks);
+    next_group = g + 1;
   }
-  for (; next_chunk < num_chunks; ++next_chunk) {
-    AppendChunk(base.chunks_[next_chunk]);
+  for (; next_group < num_groups; ++next_group) {
+    AppendGroup(base.groups_[next_group]);
   }
 }
 
-std::shared_ptr<const SortedView::Chunk> SortedView::NewChunk(
-    HashNode* const* heads, const uint64_t* prefixes, size_t n) const {
+void SortedView::MergeIntoChunk(const Chunk& chunk,
+                                const std::vector<HashNode*>& added,
+                                const std::vector<uint64_t>& prefixes,
+                                size_t begin, size_t end,
+                                std::vector<ChunkPtr>* out) const {
+  const bool with_prefixes = order_ != KeyOrder::kOther;
+  auto prefix_of_added = [&](size_t j) {
+    return with_prefixes ? prefixes[j] : 0;
+  };
+  // Straight into a new chunk when everything fits, else through scratch
+  // space split into several.
+  const size_t most = chunk.size + (end - begin);
+  std::shared_ptr<Chunk> fits;
+  std::vector<HashNode*> scratch_heads;
+  std::vector<uint64_t> scratch_prefixes;
+  HashNode** heads;
+  uint64_t* out_prefixes;
+  if (most <= kChunkHeads) {
+    fits = std::make_shared<Chunk>(most, with_prefixes);
+    heads = fits->heads.get();
+    out_prefixes = fits->prefixes.get();
+  } else {
+    scratch_heads.resize(most);
+    scratch_prefixes.resize(with_prefixes ? most : 0);
+    heads = scratch_heads.data();
+    out_prefixes = scratch_prefixes.data();
+  }
+  size_t n = 0;
+  // Copies the chunk's positions [from, to) in one go.
+  auto copy_chunk = [&](size_t from, size_t to) {
+    std::copy(chunk.heads.get() + from, chunk.heads.get() + to, heads + n);
+    if (with_prefixes) {
+      std::copy(chunk.prefixes.get() + from, chunk.prefixes.get() + to,
+                out_prefixes + n);
+    }
+    n += to - from;
+  };
+  size_t from = 0;
+  for (size_t j = begin; j < end; ++j) {
+    const uint64_t prefix = prefix_of_added(j);
+    const size_t at = SearchChunk(chunk, from, added[j]->entry(), prefix,
+                                  /*upper=*/false);
+    copy_chunk(from, at);
+    from = at;
+    // The chunk's head of the same user key, if any, is just before it
+    // (newer: keep that one) or just after it (older: replace it).
+    if (n > 0 && (!with_prefixes || out_prefixes[n - 1] == prefix) &&
+        SameUserKey(heads[n - 1], added[j])) {
+      continue;
+    }
+    if (from < chunk.size &&
+        (!with_prefixes || chunk.prefixes[from] == prefix) &&
+        SameUserKey(chunk.heads[from], added[j])) {
+      ++from;
+    }
+    heads[n] = added[j];
+    if (with_prefixes) out_prefixes[n] = prefix;
+    ++n;
+  }
+  copy_chunk(from, chunk.size);
+  if (fits != nullptr) {
+    fits->size = n;
+    out->push_back(std::move(fits));
+  } else {
+    MakeChunks(heads, out_prefixes, n, out);
+  }
+}
+
+SortedView::ChunkPtr SortedView::NewChunk(HashNode* const* heads,
+                                          const uint64_t* prefixes,
+                                          size_t n) const {
   auto chunk = std::make_shared<Chunk>(n, order_ != KeyOrder::kOther);
   chunk->size = n;
   std::copy(heads, heads + n, chunk->heads.get());
@@ -307,38 +372,76 @@ std::shared_ptr<const SortedView::Chunk> SortedView::NewChunk(
   return chunk;
 }
 
-void SortedView::AppendChunks(HashNode* const* heads, const uint64_t* prefixes,
-                              size_t n) {
+namespace {
+
+// Sizes of `count` parts of `n` items, even to within one: part i's.
+size_t EvenPart(size_t n, size_t count, size_t i) {
+  return n / count + (i < n % count ? 1 : 0);
+}
+
+}  // namespace
+
+void SortedView::MakeChunks(HashNode* const* heads, const uint64_t* prefixes,
+                            size_t n, std::vector<ChunkPtr>* out) const {
+  // Evenly filled, so that merges have room before chunks split again.
   const size_t count = (n + kChunkHeads - 1) / kChunkHeads;
   size_t done = 0;
   for (size_t c = 0; c < count; ++c) {
-    // Evenly filled, so that merges have room before chunks split again.
-    const size_t take = n / count + (c < n % count ? 1 : 0);
-    AppendChunk(NewChunk(heads + done, prefixes + done, take));
+    const size_t take = EvenPart(n, count, c);
+    out->push_back(NewChunk(heads + done, prefixes + done, take));
     done += take;
   }
 }
 
-void SortedView::AppendChunk(std::shared_ptr<const Chunk> chunk) {
-  chunk_bytes_ += chunk->MemoryUsage();
+void SortedView::AppendGroups(const std::vector<ChunkPtr>& chunks) {
+  const bool with_prefixes = order_ != KeyOrder::kOther;
+  const size_t count = (chunks.size() + kGroupChunks - 1) / kGroupChunks;
+  size_t done = 0;
+  for (size_t g = 0; g < count; ++g) {
+    const size_t take = EvenPart(chunks.size(), count, g);
+    auto group = std::make_shared<Group>();
+    group->chunks.assign(chunks.begin() + done, chunks.begin() + done + take);
+    group->starts.reserve(take);
+    group->last_prefixes.reserve(take);
+    group->bytes = sizeof(Group) + take * (sizeof(ChunkPtr) + sizeof(size_t) +
+                                           sizeof(uint64_t));
+    for (const ChunkPtr& chunk : group->chunks) {
+      group->starts.push_back(group->size);
+      group->last_prefixes.push_back(
+          with_prefixes ? chunk->prefixes[chunk->size - 1] : 0);
+      group->size += chunk->size;
+      group->bytes += chunk->MemoryUsage();
+    }
+    AppendGroup(std::move(group));
+    done += take;
+  }
+}
+
+void SortedView::AppendGroup(GroupPtr group) {
+  group_bytes_ += group->bytes;
   starts_.push_back(size_);
-  last_prefixes_.push_back(
-      order_ != KeyOrder::kOther ? chunk->prefixes[chunk->size - 1] : 0);
-  size_ += chunk->size;
-  chunks_.push_back(std::move(chunk));
+  last_prefixes_.push_back(group->last_prefixes.back());
+  size_ += group->size;
+  groups_.push_back(std::move(group));
 }
 
 SortedView::Span SortedView::SpanOf(size_t i) const {
-  const size_t c =
+  const size_t g =
       static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), i) -
                           starts_.begin() - 1);
-  return Span{chunks_[c]->heads.get(), starts_[c],
-              starts_[c] + chunks_[c]->size};
+  const Group& group = *groups_[g];
+  const size_t c =
+      static_cast<size_t>(std::upper_bound(group.starts.begin(),
+                                           group.starts.end(), i - starts_[g]) -
+                          group.starts.begin() - 1);
+  const Chunk& chunk = *group.chunks[c];
+  const size_t begin = starts_[g] + group.starts[c];
+  return Span{chunk.heads.get(), begin, begin + chunk.size};
 }
 
 size_t SortedView::MemoryUsage() const {
-  return sizeof(*this) + chunk_bytes_ +
-         chunks_.capacity() * sizeof(chunks_[0]) +
+  return sizeof(*this) + group_bytes_ +
+         groups_.capacity() * sizeof(groups_[0]) +
          starts_.capacity() * sizeof(size_t) +
          last_prefixes_.capacity() * sizeof(uint64_t);
 }
@@ -359,20 +462,22 @@ bool SortedView::Before(const HashNode* head, uint64_t prefix,
   return upper ? c <= 0 : c < 0;
 }
 
-size_t SortedView::FirstChunkAtOrAfter(const char* memtable_key,
-                                       uint64_t key_prefix, bool upper) const {
+template <typename LastHead>
+size_t SortedView::FirstRunAtOrAfter(size_t count,
+                                     const uint64_t* last_prefixes,
+                                     const LastHead& last_head,
+                                     const char* memtable_key,
+                                     uint64_t key_prefix, bool upper) const {
   size_t lo = 0;
-  size_t hi = chunks_.size();
+  size_t hi = count;
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
-    // Chunks are read only when prefixes tie.
     bool before;
-    if (order_ != KeyOrder::kOther && last_prefixes_[mid] != key_prefix) {
-      before = last_prefixes_[mid] < key_prefix;
+    if (order_ != KeyOrder::kOther && last_prefixes[mid] != key_prefix) {
+      before = last_prefixes[mid] < key_prefix;
     } else {
-      const Chunk& chunk = *chunks_[mid];
-      before = Before(chunk.heads[chunk.size - 1], last_prefixes_[mid],
-                      memtable_key, key_prefix, upper);
+      before = Before(last_head(mid), last_prefixes[mid], memtable_key,
+                      key_prefix, upper);
     }
     if (before) {
       lo = mid + 1;
@@ -383,12 +488,33 @@ size_t SortedView::FirstChunkAtOrAfter(const char* memtable_key,
   return lo;
 }
 
+size_t SortedView::FirstGroupAtOrAfter(const char* memtable_key,
+                                       uint64_t key_prefix, bool upper) const {
+  return FirstRunAtOrAfter(
+      groups_.size(), last_prefixes_.data(),
+      [this](size_t g) { return groups_[g]->last_head(); }, memtable_key,
+      key_prefix, upper);
+}
+
+size_t SortedView::FirstChunkAtOrAfter(const Group& group,
+                                       const char* memtable_key,
+                                       uint64_t key_prefix, bool upper) const {
+  return FirstRunAtOrAfter(
+      group.chunks.size(), group.last_prefixes.data(),
+      [&group](size_t c) { return group.chunks[c]->last_head(); }, memtable_key,
+      key_prefix, upper);
+}
+
 size_t SortedView::Search(const char* memtable_key, bool upper) const {
   const uint64_t key_prefix = PrefixOf(memtable_key);
-  const size_t chunk = FirstChunkAtOrAfter(memtable_key, key_prefix, upper);
-  if (chunk == chunks_.size()) return size_;
-  return starts_[chunk] +
-         SearchChunk(*chunks_[chunk], 0, memtable_key, key_prefix, upper);
+  const size_t g = FirstGroupAtOrAfter(memtable_key, key_prefix, upper);
+  if (g == groups_.size()) return size_;
+  // The group's last head is not before the key: one of its chunks holds
+  // the position.
+  const Group& group = *groups_[g];
+  const size_t c = FirstChunkAtOrAfter(group, memtable_key, key_prefix, upper);
+  return starts_[g] + group.starts[c] +
+         SearchChunk(*group.chunks[c], 0, memtable_key, key_prefix, upper);
 }
 
 size_t SortedView::SearchChunk(const Chunk& chunk, size_t from,

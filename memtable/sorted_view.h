@@ -11,9 +11,11 @@
 // grows later (Iterator::Refresh, tailing iterators) asks its
 // SortedViewSource for a view again.
 //
-// The heads are kept in chunks of at most kChunkHeads, which views share:
-// merging a few new entries into a view copies only the chunks they land
-// in (and the list of chunks), not every head.
+// The heads are kept in chunks of at most kChunkHeads, and the chunks in
+// groups of at most kGroupChunks; views share both. Merging a few new
+// entries into a view copies only the chunks they land in, the groups
+// holding those, and the list of groups: a renewal touches a few hundred
+// reference counts, not one per chunk (each a likely cache miss).
 #pragma once
 
 #include <cstddef>
@@ -37,6 +39,7 @@ class SortedView {
  public:
   using KeyComparator = ROCKSDB_NAMESPACE::MemTableRep::KeyComparator;
   static constexpr size_t kChunkHeads = 256;
+  static constexpr size_t kGroupChunks = 64;
 
   // Takes the newest entry of each user key from the index and sorts them.
   // With a bytewise order the keys' first 8 bytes are radix-sorted and only
@@ -82,24 +85,42 @@ class SortedView {
 
  private:
   struct Chunk;
+  struct Group;
+  using ChunkPtr = std::shared_ptr<const Chunk>;
+  using GroupPtr = std::shared_ptr<const Group>;
   // A chunk with a copy of heads[0, n) and their prefixes (none for
   // KeyOrder::kOther).
-  std::shared_ptr<const Chunk> NewChunk(HashNode* const* heads,
-                                        const uint64_t* prefixes,
-                                        size_t n) const;
-  // Appends heads[0, n) as chunks of at most kChunkHeads, evenly filled.
-  void AppendChunks(HashNode* const* heads, const uint64_t* prefixes, size_t n);
-  void AppendChunk(std::shared_ptr<const Chunk> chunk);
+  ChunkPtr NewChunk(HashNode* const* heads, const uint64_t* prefixes,
+                    size_t n) const;
+  // Appends heads[0, n) to *out as chunks of at most kChunkHeads, evenly
+  // filled.
+  void MakeChunks(HashNode* const* heads, const uint64_t* prefixes, size_t n,
+                  std::vector<ChunkPtr>* out) const;
+  // Appends `chunks` as groups of at most kGroupChunks, evenly filled.
+  void AppendGroups(const std::vector<ChunkPtr>& chunks);
+  void AppendGroup(GroupPtr group);
+  // Appends to *out what `chunk` becomes with added[begin, end) (sorted,
+  // one head per user key, each routed to this chunk) merged in.
+  void MergeIntoChunk(const Chunk& chunk, const std::vector<HashNode*>& added,
+                      const std::vector<uint64_t>& prefixes, size_t begin,
+                      size_t end, std::vector<ChunkPtr>* out) const;
   // The ordered prefix of a length-prefixed internal key's user key.
   uint64_t PrefixOf(const char* memtable_key) const;
   // Whether `head`, whose prefix is `prefix`, sorts before memtable_key
   // (whose prefix is key_prefix), or also when equal (`upper`).
   bool Before(const HashNode* head, uint64_t prefix, const char* memtable_key,
               uint64_t key_prefix, bool upper) const;
-  // The first chunk whose last head is not Before memtable_key (the number
-  // of chunks if none).
-  size_t FirstChunkAtOrAfter(const char* memtable_key, uint64_t key_prefix,
+  // The first of `count` ordered runs whose last head is not Before
+  // memtable_key (`count` if none); run i ends with last_head(i), whose
+  // prefix is last_prefixes[i]. Heads are read only when prefixes tie.
+  template <typename LastHead>
+  size_t FirstRunAtOrAfter(size_t count, const uint64_t* last_prefixes,
+                           const LastHead& last_head, const char* memtable_key,
+                           uint64_t key_prefix, bool upper) const;
+  size_t FirstGroupAtOrAfter(const char* memtable_key, uint64_t key_prefix,
                              bool upper) const;
+  size_t FirstChunkAtOrAfter(const Group& group, const char* memtable_key,
+                             uint64_t key_prefix, bool upper) const;
   // First position whose head is > (upper) or >= memtable_key.
   size_t Search(const char* memtable_key, bool upper) const;
   // First of chunk's positions from `from` on whose head is not Before
@@ -107,13 +128,13 @@ class SortedView {
   size_t SearchChunk(const Chunk& chunk, size_t from, const char* memtable_key,
                      uint64_t key_prefix, bool upper) const;
 
-  std::vector<std::shared_ptr<const Chunk>> chunks_;
-  // Per chunk: the view position of its first head, and its last head's
-  // prefix (searches pick the chunk from these without reading it).
+  std::vector<GroupPtr> groups_;
+  // Per group: the view position of its first head, and its last head's
+  // prefix (searches pick the group from these without reading it).
   std::vector<size_t> starts_;
   std::vector<uint64_t> last_prefixes_;
   size_t size_ = 0;
-  size_t chunk_bytes_ = 0;  // the chunks' MemoryUsage, summed
+  size_t group_bytes_ = 0;  // the groups' MemoryUsage, summed
   uint64_t covered_entries_;
   const KeyComparator& comparator_;
   const KeyOrder order_;

@@ -4,10 +4,12 @@
 // the statistics.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <set>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "memory/arena.h"
@@ -484,73 +486,84 @@ TEST(StripedHashRepTest, OtherComparatorsOrderTheView) {
 // last view: new keys, newer heads of keys in the view, versions older than
 // a key's head (concurrent writers finish out of sequence order), and
 // entries the view holds already. Each view must equal a full sort; more
-// inserts than the log holds (at least 65536) sort again.
+// inserts than the log holds (at least 65536) sort again. `num_keys` keys
+// of about 2.5 versions each, shuffled, `first` of them before the first
+// view; each burst below the log's limit, the last takes the rest.
+void ExpectRenewedViewsEqualAFullSort(const Comparator* user, size_t num_keys,
+                                      size_t first,
+                                      const std::vector<size_t>& bursts) {
+  std::mt19937_64 random(5);
+  RepHarness h(StripedHashMemTableOptions(), user);
+  // Shuffled: the versions of a key arrive in any order and any round.
+  const std::vector<Entry> entries = MakeEntries(&random, num_keys);
+  const std::vector<std::string> probes = MakeKeys(&random, 200);
+  std::vector<Entry> inserted;
+  auto insert_up_to = [&](size_t end) {
+    while (inserted.size() < end) {
+      ASSERT_TRUE(h.Insert(entries[inserted.size()]));
+      inserted.push_back(entries[inserted.size()]);
+    }
+  };
+  ASSERT_NO_FATAL_FAILURE(insert_up_to(first));
+  const std::vector<std::string> first_keys = h.SortedMemtableKeys(inserted);
+  EXPECT_EQ(ScanForward(h.rep()), first_keys);
+  // Held across the renewals below: its view's memory is not reused.
+  std::unique_ptr<MemTableRep::Iterator> held(h.rep()->GetIterator());
+  uint64_t rounds = 0;
+  for (size_t burst : bursts) {
+    ASSERT_NO_FATAL_FAILURE(
+        insert_up_to(std::min(entries.size(), inserted.size() + burst)));
+    const std::vector<std::string> expected = h.SortedMemtableKeys(inserted);
+    ASSERT_EQ(ScanForward(h.rep()), expected) << "after " << inserted.size();
+    ++rounds;
+    std::vector<std::string> backward = ScanBackward(h.rep());
+    std::reverse(backward.begin(), backward.end());
+    ASSERT_EQ(backward, expected);
+    ASSERT_NO_FATAL_FAILURE(
+        ExpectSeeksMatchReference(&h, inserted, probes, &random, 200));
+  }
+  ASSERT_EQ(inserted.size(), entries.size());
+  std::set<std::pair<std::string, SequenceNumber>> first_entries;
+  for (size_t i = 0; i < first; ++i) {
+    first_entries.insert({entries[i].user_key, entries[i].seq});
+  }
+  std::vector<std::string> held_keys;
+  for (held->SeekToFirst(); held->Valid(); held->Next()) {
+    const Entry e = DecodeEntry(held->key());
+    // Its view's heads are as they were; their chains may have grown.
+    if (first_entries.count({e.user_key, e.seq}) == 1) {
+      held_keys.push_back(MemtableKeyAt(held->key()));
+    }
+  }
+  EXPECT_EQ(held_keys, first_keys);
+  EXPECT_EQ(h.factory()->GetStats().sorts, 1u);
+  EXPECT_EQ(h.factory()->GetStats().view_renewals, rounds);
+
+  std::vector<Entry> more;
+  for (int i = 0; i < 70000; ++i) {
+    more.push_back({"more" + std::to_string(i),
+                    static_cast<SequenceNumber>(1000000 + i), kTypeValue, "m"});
+    ASSERT_TRUE(h.Insert(more.back()));
+  }
+  inserted.insert(inserted.end(), more.begin(), more.end());
+  EXPECT_EQ(ScanForward(h.rep()), h.SortedMemtableKeys(inserted));
+  EXPECT_EQ(h.factory()->GetStats().sorts, 2u);
+  EXPECT_EQ(h.factory()->GetStats().view_renewals, rounds);
+}
+
 TEST(StripedHashRepTest, RenewedViewsEqualAFullSort) {
   static LengthFirstComparator length_first;
   for (const Comparator* user :
        {BytewiseComparator(), ReverseBytewiseComparator(),
         static_cast<const Comparator*>(&length_first)}) {
     SCOPED_TRACE(user->Name());
-    std::mt19937_64 random(5);
-    RepHarness h(StripedHashMemTableOptions(), user);
-    // Shuffled: the versions of a key arrive in any order and any round.
-    // About 6000 entries of 2400 keys: views of several chunks.
-    const std::vector<Entry> entries = MakeEntries(&random, 2400);
-    const std::vector<std::string> probes = MakeKeys(&random, 200);
-    std::vector<Entry> inserted;
-    auto insert_up_to = [&](size_t end) {
-      while (inserted.size() < end) {
-        ASSERT_TRUE(h.Insert(entries[inserted.size()]));
-        inserted.push_back(entries[inserted.size()]);
-      }
-    };
-    constexpr size_t kFirst = 2000;
-    ASSERT_NO_FATAL_FAILURE(insert_up_to(kFirst));
-    const std::vector<std::string> first = h.SortedMemtableKeys(inserted);
-    EXPECT_EQ(ScanForward(h.rep()), first);
-    // Held across the renewals below: its view's memory is not reused.
-    std::unique_ptr<MemTableRep::Iterator> held(h.rep()->GetIterator());
-    uint64_t rounds = 0;
-    // Each burst below the log's 65536; the last takes the rest.
-    for (size_t burst : {1, 2, 7, 50, 1, 300, 3, 100, 1000, 2000, 4000}) {
-      ASSERT_NO_FATAL_FAILURE(
-          insert_up_to(std::min(entries.size(), inserted.size() + burst)));
-      const std::vector<std::string> expected = h.SortedMemtableKeys(inserted);
-      ASSERT_EQ(ScanForward(h.rep()), expected) << "after " << inserted.size();
-      ++rounds;
-      std::vector<std::string> backward = ScanBackward(h.rep());
-      std::reverse(backward.begin(), backward.end());
-      ASSERT_EQ(backward, expected);
-      ASSERT_NO_FATAL_FAILURE(
-          ExpectSeeksMatchReference(&h, inserted, probes, &random, 200));
-    }
-    ASSERT_EQ(inserted.size(), entries.size());
-    std::vector<std::string> held_keys;
-    for (held->SeekToFirst(); held->Valid(); held->Next()) {
-      const Entry e = DecodeEntry(held->key());
-      // Its view's heads are as they were; their chains may have grown.
-      if (std::count_if(entries.begin(), entries.begin() + kFirst,
-                        [&](const Entry& x) {
-                          return x.user_key == e.user_key && x.seq == e.seq;
-                        }) == 1) {
-        held_keys.push_back(MemtableKeyAt(held->key()));
-      }
-    }
-    EXPECT_EQ(held_keys, first);
-    EXPECT_EQ(h.factory()->GetStats().sorts, 1u);
-    EXPECT_EQ(h.factory()->GetStats().view_renewals, rounds);
-
-    std::vector<Entry> more;
-    for (int i = 0; i < 70000; ++i) {
-      more.push_back({"more" + std::to_string(i),
-                      static_cast<SequenceNumber>(100000 + i), kTypeValue,
-                      "m"});
-      ASSERT_TRUE(h.Insert(more.back()));
-    }
-    inserted.insert(inserted.end(), more.begin(), more.end());
-    EXPECT_EQ(ScanForward(h.rep()), h.SortedMemtableKeys(inserted));
-    EXPECT_EQ(h.factory()->GetStats().sorts, 2u);
-    EXPECT_EQ(h.factory()->GetStats().view_renewals, rounds);
+    // Views of a few chunks, in one group.
+    ASSERT_NO_FATAL_FAILURE(ExpectRenewedViewsEqualAFullSort(
+        user, 2400, 2000, {1, 2, 7, 50, 1, 300, 3, 100, 1000, 2000, 4000}));
+    // Views of a few groups of chunks, whose chunks and groups split as
+    // the bursts land.
+    ASSERT_NO_FATAL_FAILURE(ExpectRenewedViewsEqualAFullSort(
+        user, 40000, 40000, {1, 3, 60, 1, 700, 5000, 20000, 40000}));
   }
 }
 
