@@ -23,6 +23,10 @@ struct Item {
 // this many ahead so the misses overlap.
 constexpr size_t kPrefetchDistance = 16;
 
+// Below this many heads (a renewal's few new entries, typically) a
+// comparison sort beats the radix sort's passes over 256 counters each.
+constexpr size_t kRadixSortMinItems = 512;
+
 uint64_t OrderedPrefix(const ROCKSDB_NAMESPACE::Slice& user_key,
                        KeyOrder order) {
   uint64_t raw = 0;
@@ -99,7 +103,13 @@ void SortHeads(HashNode** heads, uint64_t* prefixes, size_t n,
     items[i] = {prefix, heads[i]};
     varying |= prefix ^ first;
   }
-  const Item* sorted = RadixSortByPrefix(items, scratch, n, varying);
+  const Item* sorted = items;
+  if (n < kRadixSortMinItems) {
+    std::sort(items, items + n,
+              [](const Item& a, const Item& b) { return a.prefix < b.prefix; });
+  } else {
+    sorted = RadixSortByPrefix(items, scratch, n, varying);
+  }
 
   size_t run_start = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -173,7 +183,7 @@ SortedView::SortedView(HashSlotIndex* index, const KeyComparator& comparator,
   }
   uint64_t* prefixes = reinterpret_cast<uint64_t*>(heads + n);
   SortHeads(heads, prefixes, n, comparator_, order_);
-  std::vector<ChunkPtr> chunks;
+  std::vector<ChunkRef> chunks;
   MakeChunks(heads, prefixes, n, &chunks);
   AppendGroups(chunks);
 }
@@ -203,7 +213,7 @@ SortedView::SortedView(const SortedView& base, std::vector<HashNode*> added,
   added.resize(unique);
   prefixes.resize(with_prefixes ? unique : 0);
   if (base.groups_.empty()) {
-    std::vector<ChunkPtr> chunks;
+    std::vector<ChunkRef> chunks;
     MakeChunks(added.data(), prefixes.data(), added.size(), &chunks);
     AppendGroups(chunks);
     return;
@@ -262,7 +272,7 @@ SortedView::SortedView(const SortedView& base, std::vector<HashNode*> added,
   }
 
   groups_.reserve(num_groups + 1);
-  std::vector<ChunkPtr> chunks;
+  std::vector<ChunkRef> chunks;
   size_t next_group = 0;  // the first base group not in this view yet
   for (size_t j = 0; j < kept;) {
     const size_t g = targets[j].group;
@@ -276,14 +286,18 @@ SortedView::SortedView(const SortedView& base, std::vector<HashNode*> added,
       while (end < kept && targets[end].group == g && targets[end].chunk == c) {
         ++end;
       }
-      chunks.insert(chunks.end(), group.chunks.begin() + next_chunk,
-                    group.chunks.begin() + c);
+      for (; next_chunk < c; ++next_chunk) {
+        chunks.push_back(
+            {group.chunks[next_chunk], group.last_prefixes[next_chunk]});
+      }
       MergeIntoChunk(*group.chunks[c], added, prefixes, j, end, &chunks);
       next_chunk = c + 1;
       j = end;
     }
-    chunks.insert(chunks.end(), group.chunks.begin() + next_chunk,
-                  group.chunks.end());
+    for (; next_chunk < group.chunks.size(); ++next_chunk) {
+      chunks.push_back(
+          {group.chunks[next_chunk], group.last_prefixes[next_chunk]});
+    }
     AppendGroups(chunks);
     next_group = g + 1;
   }
@@ -296,7 +310,7 @@ void SortedView::MergeIntoChunk(const Chunk& chunk,
                                 const std::vector<HashNode*>& added,
                                 const std::vector<uint64_t>& prefixes,
                                 size_t begin, size_t end,
-                                std::vector<ChunkPtr>* out) const {
+                                std::vector<ChunkRef>* out) const {
   const bool with_prefixes = order_ != KeyOrder::kOther;
   auto prefix_of_added = [&](size_t j) {
     return with_prefixes ? prefixes[j] : 0;
@@ -354,7 +368,7 @@ void SortedView::MergeIntoChunk(const Chunk& chunk,
   copy_chunk(from, chunk.size);
   if (fits != nullptr) {
     fits->size = n;
-    out->push_back(std::move(fits));
+    out->push_back({std::move(fits), with_prefixes ? out_prefixes[n - 1] : 0});
   } else {
     MakeChunks(heads, out_prefixes, n, out);
   }
@@ -382,35 +396,37 @@ size_t EvenPart(size_t n, size_t count, size_t i) {
 }  // namespace
 
 void SortedView::MakeChunks(HashNode* const* heads, const uint64_t* prefixes,
-                            size_t n, std::vector<ChunkPtr>* out) const {
+                            size_t n, std::vector<ChunkRef>* out) const {
   // Evenly filled, so that merges have room before chunks split again.
   const size_t count = (n + kChunkHeads - 1) / kChunkHeads;
   size_t done = 0;
   for (size_t c = 0; c < count; ++c) {
     const size_t take = EvenPart(n, count, c);
-    out->push_back(NewChunk(heads + done, prefixes + done, take));
+    out->push_back(
+        {NewChunk(heads + done, prefixes + done, take),
+         order_ != KeyOrder::kOther ? prefixes[done + take - 1] : 0});
     done += take;
   }
 }
 
-void SortedView::AppendGroups(const std::vector<ChunkPtr>& chunks) {
-  const bool with_prefixes = order_ != KeyOrder::kOther;
+void SortedView::AppendGroups(const std::vector<ChunkRef>& chunks) {
   const size_t count = (chunks.size() + kGroupChunks - 1) / kGroupChunks;
   size_t done = 0;
   for (size_t g = 0; g < count; ++g) {
     const size_t take = EvenPart(chunks.size(), count, g);
     auto group = std::make_shared<Group>();
-    group->chunks.assign(chunks.begin() + done, chunks.begin() + done + take);
+    group->chunks.reserve(take);
     group->starts.reserve(take);
     group->last_prefixes.reserve(take);
     group->bytes = sizeof(Group) + take * (sizeof(ChunkPtr) + sizeof(size_t) +
                                            sizeof(uint64_t));
-    for (const ChunkPtr& chunk : group->chunks) {
+    for (size_t c = done; c < done + take; ++c) {
+      const Chunk& chunk = *chunks[c].chunk;
       group->starts.push_back(group->size);
-      group->last_prefixes.push_back(
-          with_prefixes ? chunk->prefixes[chunk->size - 1] : 0);
-      group->size += chunk->size;
-      group->bytes += chunk->MemoryUsage();
+      group->last_prefixes.push_back(chunks[c].last_prefix);
+      group->size += chunk.size;
+      group->bytes += chunk.MemoryUsage();
+      group->chunks.push_back(chunks[c].chunk);
     }
     AppendGroup(std::move(group));
     done += take;

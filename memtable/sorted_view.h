@@ -14,8 +14,9 @@
 // The heads are kept in chunks of at most kChunkHeads, and the chunks in
 // groups of at most kGroupChunks; views share both. Merging a few new
 // entries into a view copies only the chunks they land in, the groups
-// holding those, and the list of groups: a renewal touches a few hundred
-// reference counts, not one per chunk (each a likely cache miss).
+// holding those, and the list of groups: a renewal takes a reference to
+// each group and to each chunk of the groups it rebuilds, not one to every
+// chunk (each a likely cache miss).
 #pragma once
 
 #include <cstddef>
@@ -39,7 +40,7 @@ class SortedView {
  public:
   using KeyComparator = ROCKSDB_NAMESPACE::MemTableRep::KeyComparator;
   static constexpr size_t kChunkHeads = 256;
-  static constexpr size_t kGroupChunks = 64;
+  static constexpr size_t kGroupChunks = 16;
 
   // Takes the newest entry of each user key from the index and sorts them.
   // With a bytewise order the keys' first 8 bytes are radix-sorted and only
@@ -79,8 +80,8 @@ class SortedView {
     return Search(memtable_key, /*upper=*/true);
   }
 
-  // The chunks and the list of them (chunks shared with other views
-  // included).
+  // The groups, their chunks and the list of them (those shared with other
+  // views included).
   size_t MemoryUsage() const;
 
  private:
@@ -88,6 +89,13 @@ class SortedView {
   struct Group;
   using ChunkPtr = std::shared_ptr<const Chunk>;
   using GroupPtr = std::shared_ptr<const Group>;
+  // A chunk and its last head's prefix, which a group keeps beside it: a
+  // group rebuilt around a few new chunks takes the others' from the group
+  // it replaces instead of reading them from the chunks.
+  struct ChunkRef {
+    ChunkPtr chunk;
+    uint64_t last_prefix;
+  };
   // A chunk with a copy of heads[0, n) and their prefixes (none for
   // KeyOrder::kOther).
   ChunkPtr NewChunk(HashNode* const* heads, const uint64_t* prefixes,
@@ -95,15 +103,15 @@ class SortedView {
   // Appends heads[0, n) to *out as chunks of at most kChunkHeads, evenly
   // filled.
   void MakeChunks(HashNode* const* heads, const uint64_t* prefixes, size_t n,
-                  std::vector<ChunkPtr>* out) const;
+                  std::vector<ChunkRef>* out) const;
   // Appends `chunks` as groups of at most kGroupChunks, evenly filled.
-  void AppendGroups(const std::vector<ChunkPtr>& chunks);
+  void AppendGroups(const std::vector<ChunkRef>& chunks);
   void AppendGroup(GroupPtr group);
   // Appends to *out what `chunk` becomes with added[begin, end) (sorted,
   // one head per user key, each routed to this chunk) merged in.
   void MergeIntoChunk(const Chunk& chunk, const std::vector<HashNode*>& added,
                       const std::vector<uint64_t>& prefixes, size_t begin,
-                      size_t end, std::vector<ChunkPtr>* out) const;
+                      size_t end, std::vector<ChunkRef>* out) const;
   // The ordered prefix of a length-prefixed internal key's user key.
   uint64_t PrefixOf(const char* memtable_key) const;
   // Whether `head`, whose prefix is `prefix`, sorts before memtable_key
