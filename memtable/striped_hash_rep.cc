@@ -107,7 +107,7 @@ HashNode* StripedHashRep::FindVersions(const Slice& user_key) const {
   const HashSlotIndex::FindResult found = index_.Find(user_key, cpu);
   const StripedCounters::Stripe stripe = stats_->For(cpu);
   stripe.Add(found.head != nullptr ? kStatHits : kStatMisses, 1);
-  stripe.Add(kStatLookupProbes, found.probes);
+  if (found.probes > 1) stripe.Add(kStatExtraLookupProbes, found.probes - 1);
   if (found.tag_collisions != 0) {
     stripe.Add(kStatTagCollisions, found.tag_collisions);
   }

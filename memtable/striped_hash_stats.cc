@@ -17,7 +17,8 @@ StripedHashMemTableStats ReadStats(const StripedCounters& counters) {
   stats.insert_probes = counters.Sum(kStatInsertProbes);
   stats.hits = counters.Sum(kStatHits);
   stats.misses = counters.Sum(kStatMisses);
-  stats.lookup_probes = counters.Sum(kStatLookupProbes);
+  stats.lookup_probes =
+      stats.hits + stats.misses + counters.Sum(kStatExtraLookupProbes);
   stats.tag_collisions = counters.Sum(kStatTagCollisions);
   stats.resizes = counters.Sum(kStatResizes);
   stats.sorts = counters.Sum(kStatSorts);

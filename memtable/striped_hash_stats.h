@@ -20,7 +20,10 @@ enum StatsCounter : size_t {
   kStatInsertProbes,
   kStatHits,
   kStatMisses,
-  kStatLookupProbes,
+  // Probes beyond a lookup's first (every lookup probes at least one slot):
+  // a lookup that finds its slot at once, the common case, then updates one
+  // counter, not two.
+  kStatExtraLookupProbes,
   kStatTagCollisions,
   kStatResizes,
   kStatSorts,
