@@ -202,8 +202,8 @@ SortedView::SortedView(const SortedView& base, std::vector<HashNode*> added,
   // Newest first within a user key: keep the first of each.
   size_t unique = 0;
   for (size_t j = 0; j < added.size(); ++j) {
-    if (unique > 0 && (!with_prefixes || prefixes[unique - 1] == prefixes[j]) &&
-        SameUserKey(added[unique - 1], added[j])) {
+    if (unique > 0 && SameKey(added[unique - 1], prefix_of_added(unique - 1),
+                              added[j], prefix_of_added(j))) {
       continue;
     }
     added[unique] = added[j];
@@ -255,9 +255,9 @@ SortedView::SortedView(const SortedView& base, std::vector<HashNode*> added,
         previous_chunk = previous_group->chunks.size() - 1;
       }
     }
-    // If it holds the same user key, the view's head of it is newer. Its
-    // prefix rules that out without reading the chunk (two cache misses) in
-    // all but rare cases.
+    // If it holds the same user key, the view's head of it is newer. As in
+    // SameKey, but its prefix is compared before its head is read (two cache
+    // misses), which it rules out in all but rare cases.
     if (previous_group != nullptr &&
         (!with_prefixes ||
          previous_group->last_prefixes[previous_chunk] == prefix) &&
@@ -352,13 +352,13 @@ void SortedView::MergeIntoChunk(const Chunk& chunk,
     from = at;
     // The chunk's head of the same user key, if any, is just before it
     // (newer: keep that one) or just after it (older: replace it).
-    if (n > 0 && (!with_prefixes || out_prefixes[n - 1] == prefix) &&
-        SameUserKey(heads[n - 1], added[j])) {
+    if (n > 0 && SameKey(heads[n - 1], with_prefixes ? out_prefixes[n - 1] : 0,
+                         added[j], prefix)) {
       continue;
     }
     if (from < chunk.size &&
-        (!with_prefixes || chunk.prefixes[from] == prefix) &&
-        SameUserKey(chunk.heads[from], added[j])) {
+        SameKey(chunk.heads[from], with_prefixes ? chunk.prefixes[from] : 0,
+                added[j], prefix)) {
       ++from;
     }
     heads[n] = added[j];
@@ -466,6 +466,12 @@ uint64_t SortedView::PrefixOf(const char* memtable_key) const {
   return order_ != KeyOrder::kOther
              ? OrderedPrefix(DecodeEntryKey(memtable_key).user_key, order_)
              : 0;
+}
+
+bool SortedView::SameKey(const HashNode* a, uint64_t a_prefix,
+                         const HashNode* b, uint64_t b_prefix) const {
+  return (order_ == KeyOrder::kOther || a_prefix == b_prefix) &&
+         SameUserKey(a, b);
 }
 
 bool SortedView::Before(const HashNode* head, uint64_t prefix,

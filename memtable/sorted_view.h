@@ -114,6 +114,10 @@ class SortedView {
                       size_t end, std::vector<ChunkRef>* out) const;
   // The ordered prefix of a length-prefixed internal key's user key.
   uint64_t PrefixOf(const char* memtable_key) const;
+  // Whether heads a and b (with their prefixes) hold the same user key;
+  // differing prefixes settle it without reading the entries.
+  bool SameKey(const HashNode* a, uint64_t a_prefix, const HashNode* b,
+               uint64_t b_prefix) const;
   // Whether `head`, whose prefix is `prefix`, sorts before memtable_key
   // (whose prefix is key_prefix), or also when equal (`upper`).
   bool Before(const HashNode* head, uint64_t prefix, const char* memtable_key,
