@@ -13,7 +13,8 @@
 # portable bundle made from one (BUILD_DIR=build-intree-9.10.0
 # db_bench_ext/make_portable_bundle.sh <bundle>). Each step's report goes
 # to <out-folder>/<step>.txt; a step that fails or runs out of time is noted
-# and the next one runs. STEP_SECONDS (default 150) bounds each step.
+# and the next one runs. STEP_SECONDS (default 150) bounds each step;
+# STEPS="counters memtable_get ..." runs only the steps it names.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mkdir -p "${1:?usage: $0 <out-folder> <build-or-bundle>}" && cd "$1" && pwd)
@@ -38,6 +39,7 @@ fi
 step() {  # step <name> <command...>
   local name=$1 start=$SECONDS
   shift
+  if [ -n "${STEPS:-}" ] && [[ " $STEPS " != *" $name "* ]]; then return; fi
   echo "== $name: $*"
   timeout "$limit" "$@" >"$out/$name.txt" 2>&1
   local rc=$?
@@ -111,7 +113,7 @@ step executor_timers "$bin/executor_bench" --benchmarks=addcancel,snooze \
 step memtable_get python3 "$here/memtable_compare.py" --build "$build" \
   --workloads=get --repeats=7
 step fillrandom_stalls python3 "$here/executor_db_bench.py" --build "$build" \
-  --runs=3 --out_dir "$out/executor_db_bench"
+  --runs=5 --out_dir "$out/executor_db_bench"
 step tables python3 "$here/db_bench_compare.py" --build "$build" \
   --make_options_file "$bin/make_options_file" \
   --num 1000000 --reads 300000 --reps 3 --threads 1,4,16 \

@@ -120,19 +120,15 @@ void DelayedTaskQueue::PushEntry(const Entry& entry) {
 }
 
 void DelayedTaskQueue::FileInbox() {
-  inbox_.TakeAll([this](ExecutorTask* task) {
-    while (task != nullptr) {
-      ExecutorTask* next = task->timer_next;
-      task->in_timer_inbox.store(false, std::memory_order_seq_cst);
-      const uint64_t word = task->word.load(std::memory_order_seq_cst);
-      if (StateOf(word) == TaskState::kDelayed) {
-        PushEntry({WakeNanos(WakeOf(word)), word, task});
-      } else {
-        task->Unref();  // cancelled before it was filed
-      }
-      task = next;
+  inbox_.TakeAll(&filing_, [](ExecutorTask*) {});
+  for (ExecutorTask* task : filing_) {
+    const uint64_t word = task->word.load(std::memory_order_relaxed);
+    if (StateOf(word) == TaskState::kDelayed) {
+      PushEntry({WakeNanos(WakeOf(word)), word, task});
+    } else {
+      task->Unref();  // cancelled before it was filed
     }
-  });
+  }
 }
 
 void DelayedTaskQueue::Tidy() {

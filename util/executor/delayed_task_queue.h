@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "util/executor/executor_task.h"
-#include "util/executor/sharded_mpsc_stack.h"
+#include "util/executor/task_inbox.h"
 
 namespace rocksdb_cuckoo {
 
@@ -63,7 +63,8 @@ class DelayedTaskQueue {
     uint64_t word;
     ExecutorTask* task;
   };
-  using Inbox = ShardedMpscStack<ExecutorTask, &ExecutorTask::timer_next>;
+  using Inbox =
+      TaskInbox<&ExecutorTask::timer_next, &ExecutorTask::in_timer_inbox>;
   // Until the thread first sleeps, every push wakes it.
   static constexpr int64_t kNever = INT64_MAX;
   // With no task filed the thread still wakes this often, so that a push due
@@ -109,7 +110,8 @@ class DelayedTaskQueue {
   std::condition_variable cv_;
   bool kicked_ = false;
   bool stopping_ = false;
-  std::vector<Entry> heap_;  // min-heap on deadline
+  std::vector<Entry> heap_;            // min-heap on deadline
+  std::vector<ExecutorTask*> filing_;  // FileInbox's scratch list
   std::thread thread_;
 };
 

@@ -199,33 +199,11 @@ void ExecutorPool::WakeIdle(int count, Lock* lock) {
 }
 
 void ExecutorPool::FileInbox() {
-  // Handshake 1 in util/executor/executor_task.h: clear every task's inbox
-  // flag, then read every word, with one fence between the two passes
-  // instead of a sequentially consistent store per task. Links are read
-  // before a flag is cleared: from then on Enqueue may link the task anew.
-  //
-  // Each shard of the inbox is newest first. One walk collects it (each
-  // link is a cache miss that the next depends on, as the task was written
-  // on another core) and the collected run is turned around, oldest first.
   // The walk also fetches the lines that filing and running will need.
-  filing_.clear();
-  inbox_.TakeAll([this](ExecutorTask* task) {
-    const size_t oldest = filing_.size();
-    while (task != nullptr) {
-      filing_.push_back(task);
-      ExecutorTask* next = task->ready_next;
-      __builtin_prefetch(&task->run);
-      __builtin_prefetch(&task->queued_word, 1);
-      // Release: Enqueue relinks the task only after seeing this, so our
-      // reads and writes of the link come first.
-      task->in_ready_inbox.store(false, std::memory_order_release);
-      task = next;
-    }
-    // Push order within the shard.
-    std::reverse(filing_.begin() + oldest, filing_.end());
+  inbox_.TakeAll(&filing_, [](ExecutorTask* task) {
+    __builtin_prefetch(&task->run);
+    __builtin_prefetch(&task->queued_word, 1);
   });
-  if (filing_.empty()) return;
-  std::atomic_thread_fence(std::memory_order_seq_cst);
   for (ExecutorTask* filed : filing_) {
     const uint64_t word = filed->word.load(std::memory_order_relaxed);
     // Not ready any more (cancelled or snoozed before it was filed), or

@@ -35,7 +35,7 @@
 #include "util/executor/executor_task.h"
 #include "util/executor/fair_ready_queue.h"
 #include "util/executor/latency_histogram.h"
-#include "util/executor/sharded_mpsc_stack.h"
+#include "util/executor/task_inbox.h"
 #include "util/executor/thread_parker.h"
 #include "util/striped_counters.h"
 
@@ -123,7 +123,8 @@ class ExecutorPool {
     ROCKSDB_NAMESPACE::CpuPriority cpu =
         ROCKSDB_NAMESPACE::CpuPriority::kNormal;
   };
-  using Inbox = ShardedMpscStack<ExecutorTask, &ExecutorTask::ready_next>;
+  using Inbox =
+      TaskInbox<&ExecutorTask::ready_next, &ExecutorTask::in_ready_inbox>;
   using Mutex = AdaptiveMutex;
   using Lock = std::unique_lock<Mutex>;
 
