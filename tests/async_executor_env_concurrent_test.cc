@@ -101,6 +101,24 @@ TEST_F(AsyncExecutorEnvTest, CreateFromStringByName) {
   EXPECT_NE(by_uri, env);  // a fresh Env each time
 }
 
+// A DB does its file I/O and reads time through these two: they must be the
+// wrapped Env's own, not adapters that route every call back through this
+// Env's legacy file and clock methods.
+TEST_F(AsyncExecutorEnvTest, HandsOutTheTargetsFileSystemAndClock) {
+  Env* by_name = nullptr;
+  std::shared_ptr<Env> guard;
+  ASSERT_OK(Env::CreateFromString(StrictConfig(), "AsyncExecutorEnv", &by_name,
+                                  &guard));
+  EXPECT_EQ(by_name->GetFileSystem(), Env::Default()->GetFileSystem());
+  EXPECT_EQ(by_name->GetSystemClock(), Env::Default()->GetSystemClock());
+
+  std::unique_ptr<Env> in_memory(ROCKSDB_NAMESPACE::NewMemEnv(Env::Default()));
+  AsyncExecutorEnv wrapping(in_memory.get());
+  EXPECT_EQ(wrapping.GetFileSystem(), in_memory->GetFileSystem());
+  EXPECT_EQ(wrapping.GetSystemClock(), in_memory->GetSystemClock());
+  EXPECT_NE(wrapping.GetFileSystem(), Env::Default()->GetFileSystem());
+}
+
 TEST_F(AsyncExecutorEnvTest, OptionsConfigureThreadsAndRoundTrip) {
   Env* env = nullptr;
   std::shared_ptr<Env> guard;

@@ -5,7 +5,8 @@
 // HIGH, LOW, BOTTOM and USER pools: Schedule, UnSchedule, StartThread and
 // WaitForJoin, GetThreadPoolQueueLen, Set/Get/IncBackgroundThreads(IfNeeded),
 // Lower*Priority, Reserve/ReleaseThreads. Files, clocks and the rest go to
-// the wrapped Env. Schedule never waits for a worker, DBs sharing the Env get
+// the wrapped Env; GetFileSystem() and GetSystemClock() return the wrapped
+// Env's own. Schedule never waits for a worker, DBs sharing the Env get
 // fair turns within each pool, and per-pool queue, wait and run statistics
 // are available from StatsString() (or the `stats_file` option).
 //
@@ -97,6 +98,7 @@ class AsyncExecutorEnv
   std::string StatsString() const { return executor_.StatsString(); }
 
  private:
+  void UseTargetFileSystemAndClock();
   void ApplyOptions();
 
   AsyncExecutorEnvOptions options_;
