@@ -41,6 +41,7 @@
 #include "rocksdb/statistics.h"
 #include "util/async_executor_env.h"
 #include "util/executor/latency_histogram.h"
+#include "util/scheduling_env_wrapper.h"
 
 DEFINE_int32(runs, 3, "Runs per Env (median reported).");
 DEFINE_int32(seconds, 20, "Length of one run.");
@@ -110,14 +111,11 @@ class FlushWaitListener : public EventListener {
 // Sits between the DBs and the Env under test and times, for the jobs of
 // one DB, the span from Schedule to the job's start: the Env's own share of
 // the flush wait, without the RocksDB work around it.
-class JobWaitEnv : public ROCKSDB_NAMESPACE::EnvWrapper {
+// Files and time are the target's, so the wrapper adds nothing to the DBs'
+// writes but the timing.
+class JobWaitEnv : public rocksdb_cuckoo::SchedulingEnvWrapper {
  public:
-  // Files and time straight from the target, as AsyncExecutorEnv does, so
-  // that this wrapper adds nothing to the DBs' writes but the timing.
-  explicit JobWaitEnv(Env* target) : EnvWrapper(target) {
-    file_system_ = target->GetFileSystem();
-    system_clock_ = target->GetSystemClock();
-  }
+  explicit JobWaitEnv(Env* target) : SchedulingEnvWrapper(target) {}
   const char* Name() const override { return "JobWaitEnv"; }
 
   // Jobs tagged by this DB (DBImpl's address, or it plus a TaskType).

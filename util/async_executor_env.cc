@@ -88,7 +88,6 @@ AsyncExecutorEnv::AsyncExecutorEnv(Env* target,
                                    const AsyncExecutorEnvOptions& options)
     : RefusesUnknownOptions(target), options_(options), executor_(PoolNames()) {
   RegisterOptions(&options_, &kOptionTypeInfo);
-  UseTargetFileSystemAndClock();
   ApplyOptions();
 }
 
@@ -103,19 +102,6 @@ AsyncExecutorEnv::~AsyncExecutorEnv() {
   }
 }
 
-// A DB reaches files and time through GetFileSystem() and GetSystemClock().
-// An Env wrapper's own are adapters that call back into its file and clock
-// methods, which forward to the target Env, which calls its file system:
-// layers of virtual calls on every WAL append and clock read (measured: a
-// single writer's fillrandom 0.87x the default Env's ops/s on a 16-core VM),
-// and what only the FileSystem interface carries (IOOptions, data
-// verification info, asynchronous reads) dropped on the way. Handing out the
-// target's keeps scheduling the one thing this Env changes.
-void AsyncExecutorEnv::UseTargetFileSystemAndClock() {
-  file_system_ = target()->GetFileSystem();
-  system_clock_ = target()->GetSystemClock();
-}
-
 void AsyncExecutorEnv::ApplyOptions() {
   executor_.EnableStarvationHelper(options_.starvation_helper);
   executor_.IncThreadsIfNeeded(Env::HIGH, options_.high_pri_threads);
@@ -127,11 +113,8 @@ void AsyncExecutorEnv::ApplyOptions() {
 Status AsyncExecutorEnv::PrepareOptions(const ConfigOptions& config_options) {
   // First the options' own checks; then apply them, as they may have been
   // configured since the constructor.
-  const Status s = EnvWrapper::PrepareOptions(config_options);
-  if (s.ok()) {
-    UseTargetFileSystemAndClock();  // the target may have been configured
-    ApplyOptions();
-  }
+  const Status s = SchedulingEnvWrapper::PrepareOptions(config_options);
+  if (s.ok()) ApplyOptions();
   return s;
 }
 

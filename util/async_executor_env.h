@@ -4,11 +4,10 @@
 // one) and takes over every thread-pool call of the Env interface for the
 // HIGH, LOW, BOTTOM and USER pools: Schedule, UnSchedule, StartThread and
 // WaitForJoin, GetThreadPoolQueueLen, Set/Get/IncBackgroundThreads(IfNeeded),
-// Lower*Priority, Reserve/ReleaseThreads. Files, clocks and the rest go to
-// the wrapped Env; GetFileSystem() and GetSystemClock() return the wrapped
-// Env's own. Schedule never waits for a worker, DBs sharing the Env get
-// fair turns within each pool, and per-pool queue, wait and run statistics
-// are available from StatsString() (or the `stats_file` option).
+// Lower*Priority, Reserve/ReleaseThreads. Files, clocks and the rest are the
+// wrapped Env's (SchedulingEnvWrapper). Schedule never waits for a worker, DBs
+// sharing the Env get fair turns within each pool, and per-pool queue, wait and
+// run statistics are available from StatsString() (or the `stats_file` option).
 //
 // By name (after register_rocksdb_cuckoo or LD_PRELOAD of the library):
 //   Env::CreateFromString(cfg, "AsyncExecutorEnv", &env, &guard);
@@ -26,6 +25,7 @@
 #include "rocksdb/env.h"
 #include "util/executor/task_executor.h"
 #include "util/option_checks.h"
+#include "util/scheduling_env_wrapper.h"
 
 namespace rocksdb_cuckoo {
 
@@ -52,8 +52,7 @@ struct AsyncExecutorEnvOptions {
   std::string stats_file;
 };
 
-class AsyncExecutorEnv
-    : public RefusesUnknownOptions<ROCKSDB_NAMESPACE::EnvWrapper> {
+class AsyncExecutorEnv : public RefusesUnknownOptions<SchedulingEnvWrapper> {
  public:
   using Env = ROCKSDB_NAMESPACE::Env;
   using Status = ROCKSDB_NAMESPACE::Status;
@@ -98,7 +97,6 @@ class AsyncExecutorEnv
   std::string StatsString() const { return executor_.StatsString(); }
 
  private:
-  void UseTargetFileSystemAndClock();
   void ApplyOptions();
 
   AsyncExecutorEnvOptions options_;
