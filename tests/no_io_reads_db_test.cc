@@ -6,6 +6,7 @@
 // RocksDB's mmap-only formats do.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -13,7 +14,9 @@
 #include <vector>
 
 #include "rocksdb/db.h"
+#include "table/background_loader.h"
 #include "table/cuckoo_hash_table.h"
+#include "tests/blocking_helpers.h"
 #include "tests/db_test_helpers.h"
 #include "tests/scratch_db.h"
 #include "tests/status_assertions.h"
@@ -26,6 +29,26 @@ using namespace ROCKSDB_NAMESPACE;
 constexpr int kKeys = 100000;
 
 std::string KeyOf(int i) { return testing::NumberedKey(i, 8); }
+
+// Keeps the process's background loader busy until destroyed: a file's load
+// queued meanwhile waits behind it, so the file is still loading however
+// the threads are scheduled (a descheduled test thread once saw the loader
+// finish between a lookup queueing the load and the lookup's own check).
+class LoaderHeld {
+ public:
+  LoaderHeld() {
+    job_.load = [this](const std::atomic<bool>&) { gate_.Wait(); };
+    BackgroundLoader::Instance().Add(&job_);
+  }
+  ~LoaderHeld() {
+    gate_.Open();
+    BackgroundLoader::Instance().Remove(&job_);
+  }
+
+ private:
+  cuckoo_test::Gate gate_;
+  BackgroundLoader::Job job_;
+};
 
 class NoIoReadsTest : public ::testing::TestWithParam<bool> {
  protected:
@@ -54,6 +77,7 @@ class NoIoReadsTest : public ::testing::TestWithParam<bool> {
 TEST_P(NoIoReadsTest, AnsweredOnlyFromMemory) {
   const bool mapped = GetParam();
   std::string value;
+  auto held = std::make_unique<LoaderHeld>();
   Status s = db_->Get(no_io_, KeyOf(7), &value);
   bool value_found = true;
   const bool may_exist = db_->KeyMayExist(no_io_, db_->DefaultColumnFamily(),
@@ -75,8 +99,9 @@ TEST_P(NoIoReadsTest, AnsweredOnlyFromMemory) {
       EXPECT_TRUE(status.IsIncomplete()) << status.ToString();
     }
   }
-  // The lookups above started the background load; once it has read the
+  // The lookups above queued the background load; once it has read the
   // whole file, reads that may not do I/O are answered.
+  held.reset();
   for (int tries = 0; tries < 3000; ++tries) {
     if (!db_->Get(no_io_, KeyOf(kKeys - 1), &value).IsIncomplete()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
