@@ -41,13 +41,13 @@ bool KernelClockIsTsc() {
 }
 
 // Calibration needs two readings kCalibrationNanos apart, each taken
-// without interruption; readings go on (for up to a second) until it has
-// happened.
+// without interruption; readings go on until it has happened, where it can
+// (a loaded host can interrupt many readings in a row: up to half a minute).
 void LetItCalibrate() {
   const auto give_up =
-      std::chrono::steady_clock::now() + std::chrono::seconds(1);
+      std::chrono::steady_clock::now() + std::chrono::seconds(30);
   TscSteadyClock::Now();
-  while (!TscSteadyClock::Extrapolating() &&
+  while (KernelClockIsTsc() && !TscSteadyClock::Extrapolating() &&
          std::chrono::steady_clock::now() < give_up) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
     TscSteadyClock::Now();
