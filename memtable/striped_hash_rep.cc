@@ -61,6 +61,19 @@ StripedHashRep::StripedHashRep(const KeyComparator& comparator,
       entries_(allocator, options.entry_slab_size),
       index_(options.bucket_count, options.max_load_factor, &log_) {
   stats_->Add(kStatMemtables, 1);
+  ChargeIndexToArena();
+}
+
+void StripedHashRep::ChargeIndexToArena() {
+  const size_t usage = index_.MemoryUsage();
+  size_t charged = index_charged_.load(std::memory_order_relaxed);
+  while (usage > charged) {
+    if (index_charged_.compare_exchange_weak(charged, usage,
+                                             std::memory_order_relaxed)) {
+      allocator_->Allocate(usage - charged);
+      return;
+    }
+  }
 }
 
 KeyHandle StripedHashRep::Allocate(const size_t len, char** buf) {
@@ -79,7 +92,10 @@ bool StripedHashRep::InsertEntry(KeyHandle handle) {
 
   const StripedCounters::Stripe stripe = stats_->For(cpu);
   stripe.Add(kStatInsertProbes, result.probes);
-  if (result.grew) stripe.Add(kStatResizes, 1);
+  if (result.grew) {
+    stripe.Add(kStatResizes, 1);
+    ChargeIndexToArena();
+  }
   if (!result.inserted) {
     stripe.Add(kStatDuplicates, 1);
     return false;
@@ -241,7 +257,9 @@ void StripedHashRep::UniqueRandomSample(
 
 size_t StripedHashRep::ApproximateMemoryUsage() {
   if (read_only_.load(std::memory_order_acquire)) return read_only_usage_;
-  return index_.MemoryUsage() + log_.MemoryUsage() +
+  const size_t index = index_.MemoryUsage();
+  const size_t charged = index_charged_.load(std::memory_order_relaxed);
+  return (index > charged ? index - charged : 0) + log_.MemoryUsage() +
          view_bytes_.load(std::memory_order_relaxed);
 }
 

@@ -108,6 +108,14 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
       const ROCKSDB_NAMESPACE::Slice& user_key) const override {
     return FindVersions(user_key);
   }
+  // RocksDB's WriteBufferManager counts only what a memtable takes from its
+  // arena; the index lives outside it (each doubling frees the array it
+  // replaces). So every growth of the index is charged by taking as many
+  // bytes from the arena, which RocksDB counts and frees with the memtable;
+  // nothing writes them, so they cost address space, not memory.
+  // ApproximateMemoryUsage() leaves the charged bytes out: the memtable's
+  // total is unchanged.
+  void ChargeIndexToArena();
 
   const KeyComparator& comparator_;
   const KeyOrder order_;
@@ -117,6 +125,7 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
   // Find() registers with the index's gate, so lookups mutate counters even
   // through the const Contains().
   mutable HashSlotIndex index_;
+  std::atomic<size_t> index_charged_{0};
 
   // An iterator positioned after writes renews the view: it merges the
   // entries logged since into the last one while they are at most a

@@ -78,6 +78,7 @@ class RepHarness {
 
   MemTableRep* rep() { return rep_.get(); }
   StripedHashMemTableFactory* factory() { return factory_.get(); }
+  const ConcurrentArena& arena() const { return arena_; }
   const MemTableRep::KeyComparator& comparator() const {
     return key_comparator_;
   }

@@ -24,6 +24,7 @@
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/env.h"
+#include "rocksdb/write_buffer_manager.h"
 #include "tests/scratch_db.h"
 #include "tests/status_assertions.h"
 
@@ -242,6 +243,33 @@ TEST(StripedHashDbTest, IteratorsAfterEachWriteRenewTheView) {
   const StripedHashMemTableStats stats = factory->GetStats();
   EXPECT_EQ(stats.sorts, 1u);
   EXPECT_EQ(stats.view_renewals, kRounds - 1u);
+}
+
+// A WriteBufferManager (db_write_buffer_size, or one shared by several DBs)
+// counts what memtables take from their arenas. The index is charged there
+// as it grows, so the manager sees the whole memtable, as it does RocksDB's
+// own (which live wholly in the arena).
+TEST(StripedHashDbTest, WriteBufferManagerCountsTheIndex) {
+  testing::ScratchDb db("striped_hash_write_buffer_manager");
+  Options options;
+  options.create_if_missing = true;
+  options.memtable_factory = NewStripedHashMemTableFactory();
+  auto manager = std::make_shared<WriteBufferManager>(size_t{1} << 30);
+  options.write_buffer_manager = manager;
+  ASSERT_OK(db.Open(options));
+  // 16-byte keys and 100-byte values: the index is about a tenth of the
+  // memtable, and the 64 MiB write buffer does not fill.
+  const std::string value(100, 'v');
+  char key[32];
+  for (int i = 0; i < 100000; ++i) {
+    snprintf(key, sizeof(key), "key-%012d", i);
+    ASSERT_OK(db->Put(WriteOptions(), key, value));
+  }
+  uint64_t memtable = 0;
+  ASSERT_TRUE(
+      db->GetIntProperty("rocksdb.cur-size-active-mem-table", &memtable));
+  ASSERT_GT(memtable, 100000u * 116);
+  EXPECT_GE(manager->memory_usage(), memtable);
 }
 
 }  // namespace
