@@ -21,6 +21,7 @@
 
 #include "memtable/striped_hash_memtable.h"
 #include "plugin/rocksdb_cuckoo.h"
+#include "rocksdb/cache.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/env.h"
@@ -245,16 +246,22 @@ TEST(StripedHashDbTest, IteratorsAfterEachWriteRenewTheView) {
   EXPECT_EQ(stats.view_renewals, kRounds - 1u);
 }
 
-// A WriteBufferManager (db_write_buffer_size, or one shared by several DBs)
-// counts what memtables take from their arenas. The index is charged there
-// as it grows, so the manager sees the whole memtable, as it does RocksDB's
-// own (which live wholly in the arena).
-TEST(StripedHashDbTest, WriteBufferManagerCountsTheIndex) {
+// A WriteBufferManager (db_write_buffer_size, or one shared by several DBs,
+// or one that charges the block cache) counts what memtables take from
+// their arenas. The index is charged there as it grows, so the manager sees
+// the whole memtable, as it does RocksDB's own (which live wholly in the
+// arena).
+class WriteBufferManagerTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(WriteBufferManagerTest, CountsTheIndex) {
+  const bool charges_cache = GetParam();
   testing::ScratchDb db("striped_hash_write_buffer_manager");
   Options options;
   options.create_if_missing = true;
   options.memtable_factory = NewStripedHashMemTableFactory();
-  auto manager = std::make_shared<WriteBufferManager>(size_t{1} << 30);
+  std::shared_ptr<Cache> cache =
+      charges_cache ? NewLRUCache(size_t{1} << 30) : nullptr;
+  auto manager = std::make_shared<WriteBufferManager>(size_t{1} << 30, cache);
   options.write_buffer_manager = manager;
   ASSERT_OK(db.Open(options));
   // 16-byte keys and 100-byte values: the index is about a tenth of the
@@ -270,7 +277,14 @@ TEST(StripedHashDbTest, WriteBufferManagerCountsTheIndex) {
       db->GetIntProperty("rocksdb.cur-size-active-mem-table", &memtable));
   ASSERT_GT(memtable, 100000u * 116);
   EXPECT_GE(manager->memory_usage(), memtable);
+  if (charges_cache) EXPECT_GE(cache->GetUsage(), memtable);
 }
+
+INSTANTIATE_TEST_SUITE_P(StripedHash, WriteBufferManagerTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "ChargingTheBlockCache"
+                                             : "Alone";
+                         });
 
 }  // namespace
 }  // namespace rocksdb_cuckoo
