@@ -115,14 +115,14 @@ TEST(CuckooPlacementTest, OverfullTableStashesInsteadOfFailing) {
 
 TEST(CuckooPlacementTest, IdenticalChoicesForManyKeys) {
   // 20 keys that all want buckets 3 and 4: 16 fit, 4 go to the stash.
-  std::vector<BucketChoice> keys(20, BucketChoice{3, 4});
+  std::vector<BucketChoice> keys(20, BucketChoice{3, 4, {0, 0}});
   const Placement p = PlaceKeys(keys, 8, 50);
   CheckPlacement(keys, 8, p);
   EXPECT_EQ(p.stash.size(), 4u);
 }
 
 TEST(CuckooPlacementTest, SingleBucketTable) {
-  std::vector<BucketChoice> keys(5, BucketChoice{0, 0});
+  std::vector<BucketChoice> keys(5, BucketChoice{0, 0, {0, 0}});
   const Placement p = PlaceKeys(keys, 1, 10);
   CheckPlacement(keys, 1, p);
   EXPECT_TRUE(p.stash.empty());

@@ -21,6 +21,9 @@
 
 #include "memtable/striped_hash_memtable.h"
 #include "plugin/rocksdb_cuckoo.h"
+#if __has_include("rocksdb/advanced_cache.h")
+#include "rocksdb/advanced_cache.h"  // Cache's definition since 8.x
+#endif
 #include "rocksdb/cache.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
@@ -277,7 +280,9 @@ TEST_P(WriteBufferManagerTest, CountsTheIndex) {
       db->GetIntProperty("rocksdb.cur-size-active-mem-table", &memtable));
   ASSERT_GT(memtable, 100000u * 116);
   EXPECT_GE(manager->memory_usage(), memtable);
-  if (charges_cache) EXPECT_GE(cache->GetUsage(), memtable);
+  if (charges_cache) {
+    EXPECT_GE(cache->GetUsage(), memtable);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(StripedHash, WriteBufferManagerTest, ::testing::Bool(),
