@@ -29,6 +29,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/env.h"
 #include "rocksdb/write_buffer_manager.h"
+#include "tests/db_test_helpers.h"
 #include "tests/scratch_db.h"
 #include "tests/status_assertions.h"
 
@@ -270,10 +271,8 @@ TEST_P(WriteBufferManagerTest, CountsTheIndex) {
   // 16-byte keys and 100-byte values: the index is about a tenth of the
   // memtable, and the 64 MiB write buffer does not fill.
   const std::string value(100, 'v');
-  char key[32];
   for (int i = 0; i < 100000; ++i) {
-    snprintf(key, sizeof(key), "key-%012d", i);
-    ASSERT_OK(db->Put(WriteOptions(), key, value));
+    ASSERT_OK(db->Put(WriteOptions(), testing::NumberedKey(i, 13), value));
   }
   uint64_t memtable = 0;
   ASSERT_TRUE(

@@ -44,10 +44,11 @@ bool KernelClockIsTsc() {
 // without interruption; readings go on until it has happened, where it can
 // (a loaded host can interrupt many readings in a row: up to half a minute).
 void LetItCalibrate() {
+  if (!KernelClockIsTsc()) return;
   const auto give_up =
       std::chrono::steady_clock::now() + std::chrono::seconds(30);
   TscSteadyClock::Now();
-  while (KernelClockIsTsc() && !TscSteadyClock::Extrapolating() &&
+  while (!TscSteadyClock::Extrapolating() &&
          std::chrono::steady_clock::now() < give_up) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
     TscSteadyClock::Now();
