@@ -6,18 +6,26 @@
 #   ./setup.sh main     ... then run the main job (write/read a DB, side-by-side table)
 #   ./setup.sh test     ... then build the ASan+UBSan configuration too, run ctest
 #                       on both, the fuzzer, and the suite, tools and db_stress
-#                       against the in-tree release build of RocksDB 9.10.0
+#                       against the in-tree release build of RocksDB 11.8.1
 #   ./setup.sh tsan     ... build the TSan configuration and run the concurrent tests
-#   ./setup.sh test-intree <version>
+#   ./setup.sh test-intree <version> [--source PATH]
 #                       in-tree release build of RocksDB <version> (e.g.
-#                       9.10.0), then the test suite, tools and db_stress
-#                       against it
-#   ./setup.sh intree [version]
+#                       11.8.1, 10.10.1, 9.11.2, 9.10.0, 7.8.3), then the test
+#                       suite, tools and db_stress against it
+#   ./setup.sh intree [version] [--source PATH]
 #                       build RocksDB's release configuration with the plugin
 #                       in-tree (db_bench, ldb, sst_dump, db_stress), cached
 #                       outside the clone; prints the folder holding the tools
 #   ./setup.sh intree-bin-dir [version]
 #                       only print that folder (builds nothing)
+#
+# RocksDB's source for an in-tree build, the first found (intree_source):
+# the cached tree; --source PATH (a release tarball .tar.gz or an unpacked
+# source folder of exactly <version>); Debian's source package of the
+# installed librocksdb-dev (7.8.3); rocksdb-<version>.tar.gz in
+# $ROCKSDB_CUCKOO_DEPS (default ../shared/deps beside the clone: 10.10.1,
+# 11.8.1), checked against its line in SHA256SUMS there; Debian's orig
+# tarballs (9.10.0, 9.11.2; plugin/fetch_rocksdb_release.sh).
 set -euo pipefail
 cd "$(dirname "$0")"
 top=$(pwd)
@@ -39,10 +47,15 @@ intree_tools=(db_bench ldb sst_dump db_stress)
 intree_make_args=(DEBUG_LEVEL=0 PORTABLE=1 "OPTIMIZE_LEVEL=-O2 -g1"
   ROCKSDB_PLUGINS=cuckoo)
 # The RocksDB release `./setup.sh test` builds in-tree (CI time allows one
-# cold RocksDB build): the newest we support that Debian ships in a stable
-# release. 7.8.3 is covered there in system mode; its in-tree build is
-# `./setup.sh test-intree 7.8.3`.
-ci_intree_version=9.10.0
+# cold RocksDB build): the newest we support, from the release tarballs in
+# $rocksdb_deps. 7.8.3 is covered there in system mode; the other in-tree
+# builds are `./setup.sh test-intree <version>`.
+ci_intree_version=11.8.1
+# RocksDB release tarballs (rocksdb-<version>.tar.gz) and their SHA256SUMS,
+# shared by the clones beside this one.
+rocksdb_deps=$(realpath -m "${ROCKSDB_CUCKOO_DEPS:-$top/../shared/deps}")
+# --source PATH of `intree` and `test-intree`: a tarball or source folder.
+intree_user_source=""
 
 packages=(build-essential cmake ninja-build pkg-config dpkg-dev
   librocksdb-dev rocksdb-tools libgflags-dev libgtest-dev libgmock-dev
@@ -74,10 +87,10 @@ fetch_rocksdb_source() {
     return 0
   fi
   echo "setup: fetching Debian source of rocksdb $version"
+  local archive   # the Debian mirror the machine's apt uses
+  archive=$("$top/plugin/debian_archive.sh")
   rm -rf "$deps" && mkdir -p "$deps/apt/lists/partial" "$deps/apt/cache/archives/partial" "$deps/work"
-  cat >"$deps/apt/sources.list" <<SRC
-deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main
-SRC
+  echo "deb-src $archive bookworm main" >"$deps/apt/sources.list"
   local aptopts=(-o Dir::Etc::SourceList="$deps/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
     -o Dir::State::Lists="$deps/apt/lists" -o Dir::Cache="$deps/apt/cache" -o APT::Sandbox::User=root)
   apt-get "${aptopts[@]}" update -qq
@@ -116,29 +129,125 @@ intree_dir() { echo "$cache_root/rocksdb-$1-intree"; }
 # tools/db_crashtest.py).
 intree_bin_dir() { intree_dir "${1:-$intree_default_version}"; }
 
-# Puts RocksDB $1's source at intree_dir, once. The installed Debian version
-# comes from its source package (.deps/rocksdb-src); any other version from
-# Debian's orig tarball (plugin/fetch_rocksdb_release.sh).
+# The version a RocksDB source tree $1 declares (include/rocksdb/version.h).
+tree_version() {
+  awk '$1 == "#define" && $2 ~ /^ROCKSDB_(MAJOR|MINOR|PATCH)$/ { v[$2] = $3 }
+    END { print v["ROCKSDB_MAJOR"] "." v["ROCKSDB_MINOR"] "." v["ROCKSDB_PATCH"] }' \
+    "$1/include/rocksdb/version.h"
+}
+
+# Fails, saying why, unless tree $1 is RocksDB $2's source; $3 names where
+# it came from.
+check_tree() {
+  local tree=$1 version=$2 origin=$3 found
+  if [ ! -f "$tree/include/rocksdb/version.h" ]; then
+    echo "setup: $origin holds no RocksDB source tree (no" \
+      "include/rocksdb/version.h at its top)" >&2
+    return 1
+  fi
+  found=$(tree_version "$tree")
+  if [ "$found" != "$version" ]; then
+    echo "setup: $origin is RocksDB $found, not $version" >&2
+    return 1
+  fi
+}
+
+# Unpacks RocksDB $3's tarball $1 (one top folder) into $2 and checks it;
+# leaves nothing behind when either fails.
+unpack_tarball() {
+  mkdir -p "$2"
+  if ! tar -xzf "$1" -C "$2" --strip-components=1 || ! check_tree "$2" "$3" "$1"; then
+    rm -rf "$2"
+    return 1
+  fi
+}
+
+# Puts RocksDB $1's source at intree_dir, once (the sources are listed at
+# the top of this file). A cached tree is taken as it is: its marker
+# .rocksdb_cuckoo_source (one line: where it came from) says setup.sh made it.
 intree_source() {
-  local version=$1 dir tmp installed
+  local version=$1 dir tmp installed tarball sums expected actual known
   dir=$(intree_dir "$version")
-  if [ -f "$dir/.rocksdb_cuckoo_source" ]; then return 0; fi
+  if [ -f "$dir/.rocksdb_cuckoo_source" ]; then
+    if [ -n "$intree_user_source" ]; then
+      echo "setup: --source ignored: $dir already holds RocksDB $version" \
+        "($(cat "$dir/.rocksdb_cuckoo_source")); remove it to use" \
+        "$intree_user_source" >&2
+    fi
+    return 0
+  fi
   if [ -e "$dir" ]; then
     echo "setup: $dir exists but was not made by setup.sh; remove it" >&2
     return 1
   fi
   tmp="$dir.tmp.$$"
   rm -rf "$tmp"
-  installed=$(dpkg-query -W -f='${Version}' librocksdb-dev)
-  if [ "${installed%%-*}" = "$version" ]; then
+  tarball="$rocksdb_deps/rocksdb-$version.tar.gz"
+  sums="$rocksdb_deps/SHA256SUMS"
+  installed=$(dpkg-query -W -f='${Version}' librocksdb-dev 2>/dev/null) || installed=""
+  known=$("$top/plugin/fetch_rocksdb_release.sh" --versions)
+  if [ -n "$intree_user_source" ]; then
+    if [ -d "$intree_user_source" ]; then
+      check_tree "$intree_user_source" "$version" "$intree_user_source" || return 1
+      cp -a "$intree_user_source/." "$tmp" || { rm -rf "$tmp"; return 1; }
+      echo "source folder $(realpath "$intree_user_source")" >"$tmp/.rocksdb_cuckoo_source"
+    elif [ -f "$intree_user_source" ]; then
+      case "$intree_user_source" in
+        *.tar.gz|*.tgz) ;;
+        *) echo "setup: --source $intree_user_source: not a .tar.gz" \
+             "tarball nor a folder" >&2; return 1 ;;
+      esac
+      unpack_tarball "$intree_user_source" "$tmp" "$version" || return 1
+      actual=$(sha256sum "$intree_user_source" | cut -d' ' -f1)
+      echo "tarball $(realpath "$intree_user_source") (sha256 $actual)" \
+        >"$tmp/.rocksdb_cuckoo_source"
+    else
+      echo "setup: --source $intree_user_source: no such file or folder" >&2
+      return 1
+    fi
+  elif [ "${installed%%-*}" = "$version" ]; then
     fetch_rocksdb_source
     cp -a "$deps/rocksdb-src" "$tmp"
     echo "Debian source package rocksdb $installed" >"$tmp/.rocksdb_cuckoo_source"
-  else
+  elif [ -f "$tarball" ]; then
+    # A release tarball beside the clone: only with the checksum it was
+    # published with, so that a truncated or swapped file never gets built.
+    expected=$(awk -v f="${tarball##*/}" '$2 == f || $2 == "*" f { print $1; exit }' \
+      "$sums" 2>/dev/null) || true
+    if [ -z "$expected" ]; then
+      echo "setup: $sums has no line for ${tarball##*/}; add its SHA-256" \
+        "(sha256sum ${tarball##*/} >>SHA256SUMS, in $rocksdb_deps) once" \
+        "you have checked the tarball" >&2
+      return 1
+    fi
+    actual=$(sha256sum "$tarball" | cut -d' ' -f1)
+    if [ "$actual" != "$expected" ]; then
+      echo "setup: $tarball has SHA-256 $actual, but $sums says $expected;" \
+        "replace the tarball (or the line)" >&2
+      return 1
+    fi
+    echo "setup: unpacking $tarball (sha256 verified)"
+    unpack_tarball "$tarball" "$tmp" "$version" || return 1
+    echo "${tarball##*/} from $rocksdb_deps (sha256 $actual)" >"$tmp/.rocksdb_cuckoo_source"
+  elif [[ " $known " == *" $version "* ]]; then
     # Releases bookworm does not ship: Debian's orig tarball, checked
     # against the signed index (trixie's 9.10.0, sid's 9.11.2).
     "$top/plugin/fetch_rocksdb_release.sh" "$version" "$tmp" \
       "$cache_root/debian-downloads"
+  else
+    cat >&2 <<MSG
+setup: no source of RocksDB $version found. Looked for:
+  - a cached tree: $dir
+  - --source PATH (not given)
+  - Debian's source package of the installed librocksdb-dev (${installed:-not installed})
+  - $tarball, with its line in $sums
+  - Debian's orig tarballs (only $known: plugin/fetch_rocksdb_release.sh)
+RocksDB's release tarballs come from RocksDB's release page on GitHub (tag
+v$version). Put it in $rocksdb_deps as rocksdb-$version.tar.gz and add its
+line to SHA256SUMS there (or set ROCKSDB_CUCKOO_DEPS to another folder), or
+pass the tarball or an unpacked source folder: --source PATH.
+MSG
+    return 1
   fi
   mv "$tmp" "$dir"
 }
@@ -224,8 +333,31 @@ test_intree() {
   (cd "$top/build-intree-test-$version" && ctest --output-on-failure)
 }
 
+usage() {
+  echo "usage: $0 [main|test|tsan|test-intree <version> [--source PATH]|" >&2
+  echo "         intree [version] [--source PATH]|intree-bin-dir [version]]" >&2
+  exit 2
+}
+
 case "${1:-}" in
   intree-bin-dir) intree_bin_dir "${2:-}"; exit 0 ;;
+  intree|test-intree)
+    # <version> and --source PATH, in any order.
+    command=$1 version=""
+    shift
+    while [ $# -gt 0 ]; do
+      case "$1" in
+        --source) [ $# -ge 2 ] || usage; intree_user_source=$2; shift 2 ;;
+        --source=*) intree_user_source=${1#--source=}; shift ;;
+        -*) usage ;;
+        *) [ -z "$version" ] || usage; version=$1; shift ;;
+      esac
+    done
+    [ "$command" = intree ] || [ -n "$version" ] || usage
+    set -- "$command" "$version"
+    ;;
+  ""|main|test|tsan) ;;
+  *) usage ;;  # before any install or build
 esac
 
 install_packages
@@ -257,9 +389,9 @@ case "${1:-}" in
     test_stress "$ci_intree_version"
     ;;
   test-intree)
-    # RocksDB 9.x (or any in-tree version): its release build with the
-    # plugin, our test suite against it, its tools, db_stress.
-    version=${2:?usage: $0 test-intree <version>}
+    # Any in-tree version: its release build with the plugin, our test
+    # suite against it, its tools, db_stress.
+    version=$2
     build_intree "$version"
     echo "== ctest: test suite, in-tree RocksDB $version (release) =="
     test_suite_intree "$version"
@@ -271,5 +403,5 @@ case "${1:-}" in
     configure_and_build build-tsan -DCMAKE_BUILD_TYPE=Debug -DCUCKOO_SANITIZE=thread
     (cd build-tsan && ctest --output-on-failure -j "$jobs" -L concurrent)
     ;;
-  *) echo "usage: $0 [main|test|tsan|test-intree <version>|intree [version]|intree-bin-dir [version]]" >&2; exit 2 ;;
+  *) usage ;;
 esac

@@ -27,6 +27,7 @@
 #include "rocksdb/options.h"
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/options_util.h"
+#include "tests/db_open.h"
 
 DEFINE_string(base, "", "OPTIONS file to start from (required).");
 DEFINE_string(cf_options, "",
@@ -110,7 +111,7 @@ int main(int argc, char** argv) {
   db_options.create_missing_column_families = true;
   DB* db = nullptr;
   std::vector<ColumnFamilyHandle*> handles;
-  Check(DB::Open(db_options, scratch, families, &handles, &db),
+  Check(rocksdb_cuckoo::OpenDB(db_options, scratch, families, &handles, &db),
         "open " + scratch);
   for (ColumnFamilyHandle* h : handles)
     Check(db->DestroyColumnFamilyHandle(h), "close");

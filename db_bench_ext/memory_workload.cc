@@ -48,6 +48,7 @@
 #include "rocksdb/options.h"
 #include "rocksdb/table.h"
 #include "table/cuckoo_hash_table.h"
+#include "tests/db_open.h"
 
 DEFINE_string(config, "stock",
               "stock (BlockBasedTable, skip list) or ours (CuckooHashTable, "
@@ -217,7 +218,7 @@ int main(int argc, char** argv) {
   Setup setup = MakeSetup();
   Check(DestroyDB(FLAGS_db, setup.options), "DestroyDB");
   DB* raw = nullptr;
-  Check(DB::Open(setup.options, FLAGS_db, &raw), "DB::Open");
+  Check(rocksdb_cuckoo::OpenDB(setup.options, FLAGS_db, &raw), "DB::Open");
   std::unique_ptr<DB> db(raw);
   WriteOptions write_options;
   write_options.disableWAL = true;

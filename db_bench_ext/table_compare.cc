@@ -42,6 +42,7 @@
 #include "rocksdb/utilities/object_registry.h"
 #include "rocksdb/write_batch.h"
 #include "table/cuckoo_hash_table.h"
+#include "tests/db_open.h"
 
 DEFINE_int64(num, 1000000, "Keys loaded into every format.");
 DEFINE_int32(key_size, 16, "Key length in bytes, at least 8.");
@@ -282,9 +283,9 @@ Options MakeOptions(const std::string& format, const Workload& workload) {
   return options;
 }
 
-std::unique_ptr<DB> OpenDB(const Options& options, const std::string& dir) {
+std::unique_ptr<DB> OpenOrDie(const Options& options, const std::string& dir) {
   DB* db = nullptr;
-  Check(DB::Open(options, dir, &db), "open " + dir);
+  Check(rocksdb_cuckoo::OpenDB(options, dir, &db), "open " + dir);
   return std::unique_ptr<DB>(db);
 }
 
@@ -325,7 +326,7 @@ void Load(const Options& options, const std::string& dir,
       std::make_shared<ROCKSDB_NAMESPACE::VectorRepFactory>();
   load_options.allow_concurrent_memtable_write = false;
   const Clock::time_point start = Clock::now();
-  std::unique_ptr<DB> db = OpenDB(load_options, dir);
+  std::unique_ptr<DB> db = OpenOrDie(load_options, dir);
   // A bulk load: the flush below makes the data durable, not a WAL.
   WriteOptions write_options;
   write_options.disableWAL = true;
@@ -685,7 +686,7 @@ int main(int argc, char** argv) {
 
   for (const Format& f : formats) {
     const Clock::time_point start = Clock::now();
-    std::unique_ptr<DB> db = OpenDB(options[f.name], dirs[f.name]);
+    std::unique_ptr<DB> db = OpenOrDie(options[f.name], dirs[f.name]);
     Verify(db.get(), workload);
     Check(db->Close(), "close");
     std::printf("  verify      %-16s OK: %" PRId64
@@ -704,7 +705,7 @@ int main(int argc, char** argv) {
       const Format& f = formats[(rep + k) % n];
       auto& out = samples[f.name];
       const Clock::time_point open_start = Clock::now();
-      std::unique_ptr<DB> db = OpenDB(options[f.name], dirs[f.name]);
+      std::unique_ptr<DB> db = OpenOrDie(options[f.name], dirs[f.name]);
       out["open_ms"].push_back(SecondsSince(open_start) * 1e3);
       // The first pass after open also faults in mapped pages or, for ours
       // loaded, reads each chunk from the file; the passes after it see

@@ -39,6 +39,7 @@
 #include "rocksdb/listener.h"
 #include "rocksdb/options.h"
 #include "rocksdb/statistics.h"
+#include "tests/db_open.h"
 #include "util/async_executor_env.h"
 #include "util/executor/latency_histogram.h"
 #include "util/scheduling_env_wrapper.h"
@@ -205,13 +206,14 @@ RunResult RunOnce(Env* tested, const std::string& dir) {
   victim.listeners.push_back(listener);
 
   DB* raw = nullptr;
-  ROCKSDB_NAMESPACE::Status s = DB::Open(flood, dir + "/flood", &raw);
+  ROCKSDB_NAMESPACE::Status s =
+      rocksdb_cuckoo::OpenDB(flood, dir + "/flood", &raw);
   if (!s.ok()) {
     fprintf(stderr, "open: %s\n", s.ToString().c_str());
     exit(1);
   }
   std::unique_ptr<DB> db_a(raw);
-  s = DB::Open(victim, dir + "/victim", &raw);
+  s = rocksdb_cuckoo::OpenDB(victim, dir + "/victim", &raw);
   if (!s.ok()) {
     fprintf(stderr, "open: %s\n", s.ToString().c_str());
     exit(1);

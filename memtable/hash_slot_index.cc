@@ -31,10 +31,6 @@ inline uint64_t MakeSlot(HashNode* node, uint64_t tag) {
   return reinterpret_cast<uintptr_t>(node) | (tag << kTagShift);
 }
 
-inline uint64_t HashUserKey(const Slice& user_key) {
-  return HashKey(user_key.data(), user_key.size());
-}
-
 inline bool HasUserKey(const HashNode* node, const Slice& user_key) {
   return DecodeEntryKey(node->entry()).user_key == user_key;
 }
@@ -133,7 +129,7 @@ HashSlotIndex::InsertResult HashSlotIndex::Insert(HashNode* node,
             static_cast<void*>(node));
     abort();
   }
-  const uint64_t hash = HashUserKey(key.user_key);
+  const uint64_t hash = Hash(key.user_key);
   InsertResult result;
   for (;;) {
     SlotArray* array;
@@ -228,8 +224,17 @@ bool HashSlotIndex::LinkVersion(std::atomic<uint64_t>* slot, uint64_t seen,
   }
 }
 
-HashSlotIndex::FindResult HashSlotIndex::Find(const Slice& user_key, int cpu) {
-  const uint64_t hash = HashUserKey(user_key);
+void HashSlotIndex::Prefetch(const uint64_t* hashes, size_t n, int cpu) {
+  // Registered as a reader: a doubling may free the array otherwise.
+  GateScope scope(&gate_, gate_.EnterRead(cpu));
+  const SlotArray* array = array_.load(std::memory_order_seq_cst);
+  for (size_t i = 0; i < n; ++i) {
+    __builtin_prefetch(&array->slots[hashes[i] & array->mask]);
+  }
+}
+
+HashSlotIndex::FindResult HashSlotIndex::Find(const Slice& user_key,
+                                              uint64_t hash, int cpu) {
   const uint64_t tag = TagOf(hash);
   FindResult result;
   GateScope scope(&gate_, gate_.EnterRead(cpu));
@@ -362,7 +367,7 @@ uint64_t HashSlotIndex::MoveChunk(const SlotArray& from, SlotArray* to,
       __builtin_prefetch(SlotNode(used[j + kPrefetchDistance]));
     }
     const uint64_t hash =
-        HashUserKey(DecodeEntryKey(SlotNode(used[j])->entry()).user_key);
+        Hash(DecodeEntryKey(SlotNode(used[j])->entry()).user_key);
     // Other chunks' keys land in the same new array at the same time.
     for (size_t i = hash & to->mask;; i = (i + 1) & to->mask) {
       uint64_t empty = 0;

@@ -29,6 +29,7 @@
 #include "memtable/insert_log.h"
 #include "memtable/resize_gate.h"
 #include "rocksdb/slice.h"
+#include "util/key_hash.h"
 #include "util/striped_counters.h"
 
 namespace rocksdb_cuckoo {
@@ -60,7 +61,18 @@ class HashSlotIndex {
     uint32_t tag_collisions = 0;
   };
   // Safe to call concurrently with anything.
-  FindResult Find(const ROCKSDB_NAMESPACE::Slice& user_key, int cpu);
+  FindResult Find(const ROCKSDB_NAMESPACE::Slice& user_key, int cpu) {
+    return Find(user_key, Hash(user_key), cpu);
+  }
+  // Find with the user key's Hash() already computed.
+  FindResult Find(const ROCKSDB_NAMESPACE::Slice& user_key, uint64_t hash,
+                  int cpu);
+  static uint64_t Hash(const ROCKSDB_NAMESPACE::Slice& user_key) {
+    return HashKey(user_key.data(), user_key.size());
+  }
+  // Starts fetching the first slot each of hashes[0, n) probes, so that a
+  // batch of lookups waits for its misses together rather than one by one.
+  void Prefetch(const uint64_t* hashes, size_t n, int cpu);
 
   // Writes the newest entry of every user key, in slot order, to out[0,
   // capacity) and returns how many there are (more than capacity: the rest

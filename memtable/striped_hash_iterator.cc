@@ -191,24 +191,56 @@ Status StripedHashIterator::PrevChecked(bool allow_data_in_errors) {
                  : Status::OK();
 }
 
+Status StripedHashIterator::ValidateVersions(
+    const HashNode* from, const HashNode* to, bool allow_data_in_errors,
+    const EntryValidator& validate_entry) {
+  for (const HashNode* node = from; node != nullptr; node = NextOf(node)) {
+    Status s = validate_entry(node->entry(), allow_data_in_errors);
+    if (!s.ok()) {
+      node_ = nullptr;
+      return s;
+    }
+    if (node == to) break;
+  }
+  return Status::OK();
+}
+
 Status StripedHashIterator::SeekChecked(const Slice& internal_key,
                                         const char* memtable_key,
-                                        bool allow_data_in_errors) {
+                                        bool allow_data_in_errors,
+                                        const EntryValidator& validate_entry) {
   Seek(internal_key, memtable_key);
+  // The newest version of the user key the seek stopped in.
+  const HashNode* const newest =
+      on_one_key_ ? key_head_ : (Valid() ? HeadAt(index_) : nullptr);
+  if (validate_entry) {
+    Status s =
+        ValidateVersions(newest, node_, allow_data_in_errors, validate_entry);
+    if (!s.ok()) return s;
+  }
   if (!Valid()) return Status::OK();
   // The entry found is >= the target, and the one before it < the target.
   const char* target = Target(internal_key, memtable_key);
   if (comparator_(key(), target) < 0) {
     return CheckOrder(target, key(), allow_data_in_errors);
   }
-  const HashNode* found = node_;
+  HashNode* const found = node_;
   const size_t found_index = index_;
   Prev();
-  Status s =
-      Valid() ? CheckOrder(key(), target, allow_data_in_errors) : Status::OK();
+  Status s;
+  if (Valid()) {
+    // Before a newest version lies another user key's entry, which the
+    // walk above did not read.
+    if (validate_entry && found == newest) {
+      s = validate_entry(key(), allow_data_in_errors);
+    }
+    if (s.ok()) s = CheckOrder(key(), target, allow_data_in_errors);
+  }
   if (s.ok()) {
     index_ = found_index;
-    node_ = const_cast<HashNode*>(found);
+    node_ = found;
+  } else {
+    node_ = nullptr;
   }
   return s;
 }

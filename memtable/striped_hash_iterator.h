@@ -70,9 +70,16 @@ class StripedHashIterator
   // out of order, as memory damage would leave them.
   ROCKSDB_NAMESPACE::Status NextChecked(bool allow_data_in_errors);
   ROCKSDB_NAMESPACE::Status PrevChecked(bool allow_data_in_errors);
+  // Also hands `validate_entry` (if not empty) the entries the seek reads,
+  // as a skip list's seek does those on its search path: the versions of
+  // the user key it stops in, from the newest down to where it stops (all
+  // of them in one-key mode when it stops past them), and the entry before
+  // the one found, which the order check reads. The view's binary search
+  // compares prefixes it keeps itself; the order check covers its result.
+  // Its first failure is returned, and the iterator is invalid.
   ROCKSDB_NAMESPACE::Status SeekChecked(
       const ROCKSDB_NAMESPACE::Slice& internal_key, const char* memtable_key,
-      bool allow_data_in_errors);
+      bool allow_data_in_errors, const EntryValidator& validate_entry);
 
  private:
   // Called by every positioning move. The view the iterator was made with
@@ -94,6 +101,11 @@ class StripedHashIterator
   // Enters one-key mode on the target's user key (key_head_ its newest
   // version); returns the target's sequence number.
   uint64_t ToOneKey(const char* memtable_key);
+  // validate_entry on each version from `from` through `to` (to the chain's
+  // end when `to` is null); invalidates on failure.
+  ROCKSDB_NAMESPACE::Status ValidateVersions(
+      const HashNode* from, const HashNode* to, bool allow_data_in_errors,
+      const EntryValidator& validate_entry);
   // OK if `before` sorts before `after`, else Corruption; invalidates.
   ROCKSDB_NAMESPACE::Status CheckOrder(const char* before, const char* after,
                                        bool allow_data_in_errors);

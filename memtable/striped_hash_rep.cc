@@ -118,9 +118,9 @@ bool StripedHashRep::InsertEntry(KeyHandle handle) {
   return true;
 }
 
-HashNode* StripedHashRep::FindVersions(const Slice& user_key) const {
-  const int cpu = CurrentCpu();
-  const HashSlotIndex::FindResult found = index_.Find(user_key, cpu);
+HashNode* StripedHashRep::FindVersions(const Slice& user_key, uint64_t hash,
+                                       int cpu) const {
+  const HashSlotIndex::FindResult found = index_.Find(user_key, hash, cpu);
   const StripedCounters::Stripe stripe = stats_->For(cpu);
   stripe.Add(found.head != nullptr ? kStatHits : kStatMisses, 1);
   if (found.probes > 1) stripe.Add(kStatExtraLookupProbes, found.probes - 1);
@@ -144,10 +144,16 @@ bool StripedHashRep::Contains(const char* key) const {
 void StripedHashRep::Get(const LookupKey& key, void* callback_args,
                          bool (*callback_func)(void* arg, const char* entry)) {
   const EntryKey target = DecodeEntryKey(key.memtable_key().data());
+  GetFrom(FindVersions(target.user_key), target, callback_args, callback_func);
+}
+
+void StripedHashRep::GetFrom(HashNode* head, const EntryKey& target,
+                             void* callback_args,
+                             bool (*callback_func)(void* arg,
+                                                   const char* entry)) {
   // Like a skip list Seek to the lookup key: skip versions newer than the
   // lookup's sequence, then hand out the rest newest first.
-  for (HashNode* node =
-           FirstAtOrBelow(FindVersions(target.user_key), target.sequence());
+  for (HashNode* node = FirstAtOrBelow(head, target.sequence());
        node != nullptr; node = NextOf(node)) {
     if (!callback_func(callback_args, node->entry())) return;
   }
@@ -156,9 +162,17 @@ void StripedHashRep::Get(const LookupKey& key, void* callback_args,
 Status StripedHashRep::GetChecked(const LookupKey& key, void* callback_args,
                                   bool (*callback_func)(void* arg,
                                                         const char* entry),
-                                  bool allow_data_in_errors) {
+                                  bool allow_data_in_errors,
+                                  const EntryValidator& validate_entry) {
   const EntryKey target = DecodeEntryKey(key.memtable_key().data());
-  HashNode* const head = FindVersions(target.user_key);
+  return GetCheckedFrom(FindVersions(target.user_key), target, callback_args,
+                        callback_func, allow_data_in_errors, validate_entry);
+}
+
+Status StripedHashRep::GetCheckedFrom(
+    HashNode* head, const EntryKey& target, void* callback_args,
+    bool (*callback_func)(void* arg, const char* entry),
+    bool allow_data_in_errors, const EntryValidator& validate_entry) {
   auto corruption = [&](const char* what) {
     return Status::Corruption(
         std::string("striped_hash: ") + what +
@@ -169,6 +183,12 @@ Status StripedHashRep::GetChecked(const LookupKey& key, void* callback_args,
   uint64_t previous = UINT64_MAX;
   bool reporting = true;
   for (HashNode* node = head; node != nullptr; node = NextOf(node)) {
+    // Validated before it is decoded: a damaged entry's lengths are not to
+    // be trusted.
+    if (validate_entry) {
+      Status s = validate_entry(node->entry(), allow_data_in_errors);
+      if (!s.ok()) return s;
+    }
     const EntryKey entry = DecodeEntryKey(node->entry());
     if (entry.user_key != target.user_key) {
       return corruption("version chain holds another key");
@@ -179,6 +199,40 @@ Status StripedHashRep::GetChecked(const LookupKey& key, void* callback_args,
     previous = entry.packed;
     if (reporting && entry.sequence() <= target.sequence()) {
       reporting = callback_func(callback_args, node->entry());
+    }
+  }
+  return Status::OK();
+}
+
+Status StripedHashRep::MultiGetEntries(
+    size_t num_keys, const char* const* keys, void** callback_args,
+    bool (*callback_func)(void* arg, const char* entry),
+    bool allow_data_in_errors, bool detect_key_out_of_order,
+    const EntryValidator& validate_entry) {
+  const bool checked = detect_key_out_of_order || validate_entry != nullptr;
+  // MemTable::MultiGet passes at most MultiGetContext::MAX_BATCH_SIZE (32)
+  // keys; longer batches go in rounds of that many.
+  constexpr size_t kRound = 32;
+  EntryKey targets[kRound];
+  uint64_t hashes[kRound];
+  const int cpu = CurrentCpu();
+  for (size_t begin = 0; begin < num_keys; begin += kRound) {
+    const size_t n = std::min(kRound, num_keys - begin);
+    for (size_t i = 0; i < n; ++i) {
+      targets[i] = DecodeEntryKey(keys[begin + i]);
+      hashes[i] = HashSlotIndex::Hash(targets[i].user_key);
+    }
+    index_.Prefetch(hashes, n, cpu);
+    for (size_t i = 0; i < n; ++i) {
+      HashNode* head = FindVersions(targets[i].user_key, hashes[i], cpu);
+      void* args = callback_args[begin + i];
+      if (!checked) {
+        GetFrom(head, targets[i], args, callback_func);
+        continue;
+      }
+      Status s = GetCheckedFrom(head, targets[i], args, callback_func,
+                                allow_data_in_errors, validate_entry);
+      if (!s.ok()) return s;
     }
   }
   return Status::OK();

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -20,6 +21,7 @@
 #include "memtable/striped_hash_iterator.h"
 #include "memtable/striped_hash_memtable.h"
 #include "rocksdb/memtablerep.h"
+#include "util/cpu_topology.h"
 #include "util/striped_counters.h"
 
 namespace rocksdb_cuckoo {
@@ -65,12 +67,21 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
            bool (*callback_func)(void* arg, const char* entry)) override;
   // Get that also checks the versions it visits: all of the looked-up user
   // key, newest first. Corruption (naming the key only if
-  // allow_data_in_errors) when memory was damaged.
-  ROCKSDB_NAMESPACE::Status GetChecked(const ROCKSDB_NAMESPACE::LookupKey& key,
-                                       void* callback_args,
-                                       bool (*callback_func)(void* arg,
-                                                             const char* entry),
-                                       bool allow_data_in_errors);
+  // allow_data_in_errors) when memory was damaged, or the first failure of
+  // `validate_entry` (if not empty), which sees every version visited.
+  ROCKSDB_NAMESPACE::Status GetChecked(
+      const ROCKSDB_NAMESPACE::LookupKey& key, void* callback_args,
+      bool (*callback_func)(void* arg, const char* entry),
+      bool allow_data_in_errors, const EntryValidator& validate_entry);
+  // Get for each of keys[0, num_keys) (memtable keys) with callback_args[i],
+  // the batch's index slots fetched together first. With
+  // detect_key_out_of_order or a non-empty validate_entry, each lookup is
+  // GetChecked's instead, and the first failure ends the batch.
+  ROCKSDB_NAMESPACE::Status MultiGetEntries(
+      size_t num_keys, const char* const* keys, void** callback_args,
+      bool (*callback_func)(void* arg, const char* entry),
+      bool allow_data_in_errors, bool detect_key_out_of_order,
+      const EntryValidator& validate_entry);
 
   uint64_t ApproximateNumEntries(
       const ROCKSDB_NAMESPACE::Slice& start_ikey,
@@ -99,7 +110,20 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
   bool InsertEntry(ROCKSDB_NAMESPACE::KeyHandle handle);
   // The newest version of user_key (its chain follows), or null; counts the
   // lookup in the stats.
-  HashNode* FindVersions(const ROCKSDB_NAMESPACE::Slice& user_key) const;
+  HashNode* FindVersions(const ROCKSDB_NAMESPACE::Slice& user_key) const {
+    return FindVersions(user_key, HashSlotIndex::Hash(user_key), CurrentCpu());
+  }
+  HashNode* FindVersions(const ROCKSDB_NAMESPACE::Slice& user_key,
+                         uint64_t hash, int cpu) const;
+  // Get's and GetChecked's walk along the versions from `head`, the newest
+  // of target's user key.
+  static void GetFrom(HashNode* head, const EntryKey& target,
+                      void* callback_args,
+                      bool (*callback_func)(void* arg, const char* entry));
+  static ROCKSDB_NAMESPACE::Status GetCheckedFrom(
+      HashNode* head, const EntryKey& target, void* callback_args,
+      bool (*callback_func)(void* arg, const char* entry),
+      bool allow_data_in_errors, const EntryValidator& validate_entry);
   // The sorted view of everything inserted so far (cached).
   std::shared_ptr<const SortedView> CurrentView();
   std::shared_ptr<const SortedView> Renewed(

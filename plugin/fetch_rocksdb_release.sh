@@ -3,6 +3,7 @@
 # does not ship, from Debian's package registry, and unpacks it:
 #
 #   plugin/fetch_rocksdb_release.sh <version> <dest-dir> [<download-dir>]
+#   plugin/fetch_rocksdb_release.sh --versions   (prints the versions known)
 #
 #   9.10.0   Debian trixie's  rocksdb 9.10.0-1
 #   9.11.2   Debian sid's     rocksdb 9.11.2-1
@@ -12,7 +13,9 @@
 # then exits non-zero. The tarball is therefore checked here against the
 # SHA-256 that `apt-cache showsrc` reads from the suite's signed index, and
 # unpacked by hand; a mismatch stops with a clear message. A private apt
-# configuration (under <download-dir>) leaves the machine's apt untouched.
+# configuration (under <download-dir>) leaves the machine's apt untouched; it
+# names the Debian archive the machine's apt already uses
+# (plugin/debian_archive.sh).
 set -euo pipefail
 
 die() {
@@ -20,7 +23,12 @@ die() {
   exit 1
 }
 
-[[ $# -ge 2 ]] || die "usage: $0 <version> <dest-dir> [<download-dir>]"
+known_versions="9.10.0 9.11.2"
+if [[ "${1:-}" == --versions ]]; then
+  echo "$known_versions"
+  exit 0
+fi
+[[ $# -ge 2 ]] || die "usage: $0 <version> <dest-dir> [<download-dir>] | --versions"
 version=$1
 dest=$2
 downloads=${3:-$(dirname "$dest")/debian-downloads}
@@ -28,15 +36,14 @@ downloads=${3:-$(dirname "$dest")/debian-downloads}
 case "$version" in
   9.10.0) suite=trixie; package_version=9.10.0-1 ;;
   9.11.2) suite=sid; package_version=9.11.2-1 ;;
-  *) die "no Debian source known for RocksDB $version (known: 9.10.0, 9.11.2)" ;;
+  *) die "no Debian source known for RocksDB $version (known: $known_versions)" ;;
 esac
 
 tarball_name="rocksdb_${version}.orig.tar.gz"
+archive=$("$(dirname "${BASH_SOURCE[0]}")/debian_archive.sh")
 apt_dir="$downloads/apt-$suite"
 mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
-cat >"$apt_dir/sources.list" <<SRC
-deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main
-SRC
+echo "deb-src $archive $suite main" >"$apt_dir/sources.list"
 apt_options=(-o Dir::Etc::SourceList="$apt_dir/sources.list"
   -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists="$apt_dir/lists"
   -o Dir::Cache="$apt_dir/cache" -o APT::Sandbox::User=root)

@@ -51,12 +51,19 @@ message(STATUS "In-tree RocksDB ${_major}.${_minor}.${_patch}: ${_tree}")
 # RocksDB's release flags (its Makefile adds these to make_config.mk's):
 # NDEBUG changes the layout of internal structs, and the library has no RTTI.
 separate_arguments(_cxxflags UNIX_COMMAND "${_cxxflags}")
-list(FILTER _cxxflags EXCLUDE REGEX "^-std=")  # CMAKE_CXX_STANDARD sets it
+# The tree's C++ standard (C++20 from RocksDB 10.7 on), through
+# CMAKE_CXX_STANDARD: a second -std flag would fight CMake's.
+set(_std "${_cxxflags}")
+list(FILTER _std INCLUDE REGEX "^-std=(c|gnu)\\+\\+[0-9]+$")
+if(_std)
+  string(REGEX REPLACE "^-std=(c|gnu)\\+\\+" "" CMAKE_CXX_STANDARD "${_std}")
+endif()
+list(FILTER _cxxflags EXCLUDE REGEX "^-std=")
 if(_jemalloc STREQUAL "1")
   list(APPEND _cxxflags -DROCKSDB_JEMALLOC -DJEMALLOC_NO_DEMANGLE)
 endif()
 set(CMAKE_CXX_FLAGS_RELEASE "-O2")
-set(CMAKE_CXX_EXTENSIONS OFF)  # -std=c++17, as make_config.mk has it
+set(CMAKE_CXX_EXTENSIONS OFF)  # -std=c++NN, as make_config.mk has it
 add_compile_options(${_cxxflags} -DNDEBUG -fno-rtti)
 # Each executable would carry its own copy of librocksdb.a's line tables
 # (about 35 MB; the test suite alone 1.6 GB): leave debug sections out.

@@ -470,8 +470,7 @@ Status CuckooHashTableBuilder::Finish() {
 
   std::string tail;
   layout_.EncodeTo(&tail);
-  status_ = AppendRocksDBFooter(layout_, &tail);
-  if (!status_.ok()) return status_;
+  AppendRocksDBFooter(layout_, &tail);
   Append(tail);
   return status_;
 }

@@ -1,7 +1,6 @@
 #include "table/cuckoo_hash_table_format.h"
 
-#include "table/format.h"
-#include "table/table_builder_compat.h"
+#include "rocksdb/table.h"
 #include "util/checksum.h"
 
 namespace rocksdb_cuckoo {
@@ -10,7 +9,8 @@ using ROCKSDB_NAMESPACE::DecodeFixed32;
 using ROCKSDB_NAMESPACE::DecodeFixed64;
 using ROCKSDB_NAMESPACE::PutFixed32;
 using ROCKSDB_NAMESPACE::PutFixed64;
-using ROCKSDB_NAMESPACE::PutVarint32Varint32;
+using ROCKSDB_NAMESPACE::PutVarint32;
+using ROCKSDB_NAMESPACE::PutVarint64;
 
 namespace {
 constexpr size_t kFieldsAt = 8;  // after version, checksum type and flags
@@ -142,23 +142,25 @@ Status Layout::DecodeFromFile(const Slice& file) {
       file.size());
 }
 
-Status AppendRocksDBFooter(const Layout& layout, std::string* dst) {
-  ROCKSDB_NAMESPACE::FooterBuilder footer;
+void AppendRocksDBFooter(const Layout& layout, std::string* dst) {
+  // Encoded here rather than by RocksDB's FooterBuilder, which since 11.0
+  // asserts that the magic number is one of RocksDB's own.
+  const size_t start = dst->size();
+  dst->push_back(static_cast<char>(ROCKSDB_NAMESPACE::kNoChecksum));
   const uint64_t metaindex_offset = layout.meta_offset + layout.properties_size;
-  Status s = BuildFooter(
-      &footer, kCuckooHashTableMagicNumber, /*format_version=*/1,
-      layout.meta_offset + layout.meta_size + kLayoutSize,
-      ROCKSDB_NAMESPACE::kNoChecksum,
-      ROCKSDB_NAMESPACE::BlockHandle(
-          metaindex_offset, layout.meta_size - layout.properties_size));
-  if (!s.ok()) return s;
-  dst->append(footer.GetSlice().data(), footer.GetSlice().size());
-  return Status::OK();
+  PutVarint64(dst, metaindex_offset);
+  PutVarint64(dst, layout.meta_size - layout.properties_size);
+  PutVarint64(dst, 0);  // no index block: a null handle
+  PutVarint64(dst, 0);
+  dst->resize(start + 1 + kFooterHandlesSize, '\0');
+  PutFixed32(dst, kRocksDBFooterFormatVersion);
+  PutFixed64(dst, kCuckooHashTableMagicNumber);
 }
 
 void EncodeEntryHeader(uint32_t internal_key_size, uint32_t value_size,
                        std::string* dst) {
-  PutVarint32Varint32(dst, internal_key_size, value_size);
+  PutVarint32(dst, internal_key_size);
+  PutVarint32(dst, value_size);
 }
 
 }  // namespace rocksdb_cuckoo

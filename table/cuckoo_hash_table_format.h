@@ -108,6 +108,8 @@ constexpr uint64_t kChecksumChunkSize = uint64_t{1} << kChecksumChunkShift;
 // RocksDB's footer for format_version >= 1: checksum type (1), two padded
 // block handles (40), format version (4), magic number (8).
 constexpr uint32_t kRocksDBFooterSize = 53;
+constexpr uint32_t kFooterHandlesSize = 40;
+constexpr uint32_t kRocksDBFooterFormatVersion = 1;
 
 // The fingerprints of a bucket's slots; 0 marks an empty slot.
 struct Fingerprints {
@@ -291,7 +293,7 @@ struct Layout {
 
 // Appends the RocksDB footer that ends a file with this layout. The reader
 // compares the file's footer with it, so the footer is checked too.
-Status AppendRocksDBFooter(const Layout& layout, std::string* dst);
+void AppendRocksDBFooter(const Layout& layout, std::string* dst);
 
 // One entry of the data region, parsed in place.
 struct EntryView {

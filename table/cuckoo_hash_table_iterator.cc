@@ -9,7 +9,7 @@ bool CuckooHashTableIterator::FindLowerBound(const Slice& target,
   const Status s = reader_->LowerBound(target, verify_, index);
   if (s.ok()) return true;
   valid_ = false;
-  status_ = s;
+  status_ = reader_->InThisFile(s);
   return false;
 }
 
@@ -39,11 +39,12 @@ void CuckooHashTableIterator::MoveTo(uint64_t index) {
   // types: a damaged type byte must stop here.
   const Status s = reader_->EntryAt(index, verify_, &entry_);
   if (!s.ok()) {
-    status_ = s;
+    status_ = reader_->InThisFile(s);
     return;
   }
   if (!IsStoredType(entry_.type())) {
-    status_ = Status::Corruption("CuckooHashTable: malformed entry");
+    status_ = reader_->InThisFile(
+        Status::Corruption("CuckooHashTable: malformed entry"));
     return;
   }
   valid_ = true;

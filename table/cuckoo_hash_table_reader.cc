@@ -50,7 +50,23 @@ Status CheckUniqueId(const TableProperties& properties,
 
 }  // namespace
 
+Status CuckooHashTableReader::InFile(Status s, const std::string& file_name) {
+  if (!s.IsCorruption()) return s;
+  return Status::Corruption(std::string(s.getState()) + " in file " +
+                            file_name);
+}
+
 Status CuckooHashTableReader::Open(
+    const ReadOptions& read_options, const TableReaderOptions& options,
+    std::unique_ptr<RandomAccessFileReader>&& file, uint64_t file_size,
+    bool load_in_background, std::unique_ptr<TableReader>* reader) {
+  const std::string file_name = file->file_name();
+  return InFile(OpenFile(read_options, options, std::move(file), file_size,
+                         load_in_background, reader),
+                file_name);
+}
+
+Status CuckooHashTableReader::OpenFile(
     const ReadOptions& read_options, const TableReaderOptions& options,
     std::unique_ptr<RandomAccessFileReader>&& file, uint64_t file_size,
     bool load_in_background, std::unique_ptr<TableReader>* reader) {
@@ -103,11 +119,10 @@ Status CuckooHashTableReader::Open(
   if (!s.ok()) return s;
   s = r->VerifyRegions(/*all_chunks=*/false, &r->seqno_field_offset_);
   if (!s.ok()) return s;
-  // RocksDB's property reader below trusts the footer; make sure it is
-  // exactly the one this layout implies.
+  // RocksDB's readers of a file's properties (ours too, before 10.x) trust
+  // the footer; make sure it is exactly the one this layout implies.
   std::string footer;
-  s = AppendRocksDBFooter(layout, &footer);
-  if (!s.ok()) return s;
+  AppendRocksDBFooter(layout, &footer);
   if (memcmp(footer.data(), base + file_size - kRocksDBFooterSize,
              kRocksDBFooterSize) != 0) {
     return Status::Corruption("CuckooHashTable: footer does not match layout");
@@ -115,7 +130,9 @@ Status CuckooHashTableReader::Open(
   s = r->CheckMetaBlocks();
   if (!s.ok()) return s;
   std::unique_ptr<TableProperties> properties;
-  s = ReadProperties(memory->file(), file_size, kCuckooHashTableMagicNumber,
+  s = ReadProperties(memory->file(), file_size,
+                     Slice(base + layout.meta_offset, layout.properties_size),
+                     layout.meta_offset, kCuckooHashTableMagicNumber,
                      options.ioptions, read_options, &properties);
   if (!s.ok()) return s;
   s = CheckUniqueId(*properties, options);
@@ -152,6 +169,7 @@ CuckooHashTableReader::CuckooHashTableReader(const TableReaderOptions& options,
                                              const Layout& layout)
     : icomp_(options.internal_comparator),
       memory_(memory),
+      file_name_(memory->file()->file_name()),
       layout_(layout),
       data_(memory->data()),
       statistics_(options.ioptions.stats),
@@ -351,10 +369,9 @@ FragmentedRangeTombstoneIterator* CuckooHashTableReader::TombstonesAt(
                                               sequence);
 }
 
-Status CuckooHashTableReader::VerifyChecksum(const ReadOptions& /*options*/,
-                                             TableReaderCaller /*caller*/) {
+Status CuckooHashTableReader::VerifyFile(bool metadata_only) {
   uint64_t seqno_field;
-  return VerifyRegions(/*all_chunks=*/true, &seqno_field);
+  return InThisFile(VerifyRegions(/*all_chunks=*/!metadata_only, &seqno_field));
 }
 
 inline bool CuckooHashTableReader::ReadEntry(uint64_t offset, EntryView* entry,
@@ -525,10 +542,10 @@ Status CuckooHashTableReader::Get(const ReadOptions& read_options,
     counts[static_cast<int>(probe)]++;
     RecordProbes(counts);
   }
-  if (probe == Probe::kDamaged) return damage;
+  if (probe == Probe::kDamaged) return InThisFile(damage);
   if (probe != Probe::kFound) return Status::OK();
-  return SaveVersions(entry, user_key, GetInternalKeySeqno(key), verify,
-                      get_context);
+  return InThisFile(SaveVersions(entry, user_key, GetInternalKeySeqno(key),
+                                 verify, get_context));
 }
 
 void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
@@ -582,12 +599,12 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
                                       &entry, verify, &damage);
       counts[static_cast<int>(probe)]++;
       if (probe == Probe::kDamaged) {
-        *key.s = damage;
+        *key.s = InThisFile(damage);
       } else if (probe == Probe::kFound) {
         Status s = SaveVersions(entry, user_key, GetInternalKeySeqno(key.ikey),
                                 verify, key.get_context);
         // Each key's status starts OK: assign only news.
-        if (!s.ok()) *key.s = std::move(s);
+        if (!s.ok()) *key.s = InThisFile(std::move(s));
       }
     }
   }

@@ -59,9 +59,6 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
     return properties_;
   }
   size_t ApproximateMemoryUsage() const override;
-  ROCKSDB_NAMESPACE::Status VerifyChecksum(
-      const ROCKSDB_NAMESPACE::ReadOptions& read_options,
-      ROCKSDB_NAMESPACE::TableReaderCaller caller) override;
 
   // For the iterator: entries by their position in internal-key order.
   uint64_t num_entries() const { return layout_.num_entries; }
@@ -90,8 +87,14 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   uint64_t PresentedTrailer(uint64_t stored) const {
     return has_global_seqno() ? global_seqno_ << 8 | (stored & 0xff) : stored;
   }
+  // `s`, naming this file if it reports damage: the operator must learn
+  // which file to restore, wherever RocksDB surfaces the error.
+  ROCKSDB_NAMESPACE::Status InThisFile(ROCKSDB_NAMESPACE::Status s) const {
+    return InFile(std::move(s), file_name_);
+  }
 
  protected:
+  ROCKSDB_NAMESPACE::Status VerifyFile(bool metadata_only) override;
   uint64_t OffsetOf(const Slice& key) override;
   ROCKSDB_NAMESPACE::FragmentedRangeTombstoneIterator* TombstonesAt(
       ROCKSDB_NAMESPACE::SequenceNumber sequence) override;
@@ -99,6 +102,15 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
  private:
   CuckooHashTableReader(const ROCKSDB_NAMESPACE::TableReaderOptions& options,
                         PinnedFileMemory* memory, const Layout& layout);
+  // Open() without the file's name on its errors.
+  static ROCKSDB_NAMESPACE::Status OpenFile(
+      const ROCKSDB_NAMESPACE::ReadOptions& read_options,
+      const ROCKSDB_NAMESPACE::TableReaderOptions& options,
+      std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader>&& file,
+      uint64_t file_size, bool load_in_background,
+      std::unique_ptr<ROCKSDB_NAMESPACE::TableReader>* reader);
+  static ROCKSDB_NAMESPACE::Status InFile(ROCKSDB_NAMESPACE::Status s,
+                                          const std::string& file_name);
   // Hands the file to the background loader on the first lookup (see
   // CuckooHashTableOptions::load_in_background): a file only compacted is
   // read by its iterator, in order, and needs no help.
@@ -227,6 +239,7 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
 
   const ROCKSDB_NAMESPACE::InternalKeyComparator icomp_;
   PinnedFileMemory* const memory_;  // closed (not deleted) by the destructor
+  const std::string file_name_;
   const Layout layout_;
   const char* const data_;
   ROCKSDB_NAMESPACE::Statistics* const statistics_;

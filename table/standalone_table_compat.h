@@ -20,8 +20,8 @@
 #include "table/table_builder.h"
 #include "table/table_reader.h"
 
-#if ROCKSDB_MAJOR != 7 && ROCKSDB_MAJOR != 9
-#error "rocksdb-cuckoo supports RocksDB 7.8 and 9.x"
+#if ROCKSDB_MAJOR < 7 || ROCKSDB_MAJOR == 8 || ROCKSDB_MAJOR > 11
+#error "rocksdb-cuckoo supports RocksDB 7.8, 9.x, 10.x and 11.x"
 #endif
 
 namespace rocksdb_cuckoo {
@@ -75,7 +75,11 @@ inline ROCKSDB_NAMESPACE::TableReaderOptions MakeTableReaderOptions(
         prefix_extractor,
     const ROCKSDB_NAMESPACE::EnvOptions& env_options,
     const ROCKSDB_NAMESPACE::InternalKeyComparator& icomp) {
-#if ROCKSDB_MAJOR >= 9
+#if ROCKSDB_MAJOR >= 10
+  return ROCKSDB_NAMESPACE::TableReaderOptions(
+      ioptions, prefix_extractor, /*_compression_manager=*/nullptr,
+      env_options, icomp, /*_block_protection_bytes_per_key=*/0);
+#elif ROCKSDB_MAJOR >= 9
   return ROCKSDB_NAMESPACE::TableReaderOptions(
       ioptions, prefix_extractor, env_options, icomp,
       /*_block_protection_bytes_per_key=*/0);

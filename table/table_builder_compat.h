@@ -27,7 +27,13 @@ using PropertyCollectors = std::vector<std::unique_ptr<PropertyCollector>>;
 inline void CreatePropertyCollectors(
     const ROCKSDB_NAMESPACE::TableBuilderOptions& tbo,
     PropertyCollectors* collectors, std::string* names) {
-#if ROCKSDB_MAJOR >= 9
+#if ROCKSDB_MAJOR >= 10
+  // 10.x tells collectors which sequence numbers a last-level file keeps.
+  for (auto& factory : *tbo.internal_tbl_prop_coll_factories) {
+    PropertyCollector* collector = factory->CreateInternalTblPropColl(
+        tbo.column_family_id, tbo.level_at_creation, tbo.ioptions.num_levels,
+        tbo.last_level_inclusive_max_seqno_threshold);
+#elif ROCKSDB_MAJOR >= 9
   for (auto& factory : *tbo.internal_tbl_prop_coll_factories) {
     PropertyCollector* collector = factory->CreateInternalTblPropColl(
         tbo.column_family_id, tbo.level_at_creation, tbo.ioptions.num_levels);
@@ -83,14 +89,20 @@ inline void SetVersionSpecificProperties(
 #endif
 }
 
-// 9.x records the largest sequence number among a file's entries; ingesting
-// a DB's own files checks it instead of reading every key.
+// 9.x records the largest sequence number among a file's entries, 10.x
+// the smallest too; ingesting a DB's own files reads them instead of every
+// key (and refuses a prepared file without the smallest).
 inline void CountSequence(ROCKSDB_NAMESPACE::SequenceNumber sequence,
                           ROCKSDB_NAMESPACE::TableProperties* properties) {
 #if ROCKSDB_MAJOR >= 9
   properties->key_largest_seqno =
       std::max(properties->key_largest_seqno, sequence);
-#else
+#endif
+#if ROCKSDB_MAJOR >= 10
+  properties->key_smallest_seqno =
+      std::min(properties->key_smallest_seqno, sequence);
+#endif
+#if ROCKSDB_MAJOR < 9
   (void)sequence;
   (void)properties;
 #endif
@@ -137,22 +149,6 @@ inline void AddCollectedProperties(
   block->Add(properties->user_collected_properties);
   ROCKSDB_NAMESPACE::NotifyCollectTableCollectorsOnFinish(collectors, logger,
                                                           block);
-#endif
-}
-
-// RocksDB's footer; 9.x's builder can refuse its arguments.
-inline ROCKSDB_NAMESPACE::Status BuildFooter(
-    ROCKSDB_NAMESPACE::FooterBuilder* footer, uint64_t magic_number,
-    uint32_t format_version, uint64_t footer_offset,
-    ROCKSDB_NAMESPACE::ChecksumType checksum,
-    const ROCKSDB_NAMESPACE::BlockHandle& metaindex) {
-#if ROCKSDB_MAJOR >= 9
-  return footer->Build(magic_number, format_version, footer_offset, checksum,
-                       metaindex);
-#else
-  footer->Build(magic_number, format_version, footer_offset, checksum,
-                metaindex);
-  return ROCKSDB_NAMESPACE::Status::OK();
 #endif
 }
 

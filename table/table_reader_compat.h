@@ -10,12 +10,13 @@
 #include "rocksdb/options.h"
 #include "rocksdb/snapshot.h"
 #include "rocksdb/version.h"
+#include "table/block_based/block.h"
 #include "table/get_context.h"
 #include "table/meta_blocks.h"
 #include "table/table_reader.h"
 
-#if ROCKSDB_MAJOR != 7 && ROCKSDB_MAJOR != 9
-#error "rocksdb-cuckoo supports RocksDB 7.8 and 9.x"
+#if ROCKSDB_MAJOR < 7 || ROCKSDB_MAJOR == 8 || ROCKSDB_MAJOR > 11
+#error "rocksdb-cuckoo supports RocksDB 7.8, 9.x, 10.x and 11.x"
 #endif
 
 namespace rocksdb_cuckoo {
@@ -56,6 +57,22 @@ class VersionNeutralTableReader : public ROCKSDB_NAMESPACE::TableReader {
     return SizeBetween(start, end);
   }
 #endif
+#if ROCKSDB_MAJOR > 10 || (ROCKSDB_MAJOR == 10 && ROCKSDB_MINOR >= 9)
+  // 10.9's compaction output verification may ask for the metadata alone
+  // when it reads every entry afterwards anyway.
+  ROCKSDB_NAMESPACE::Status VerifyChecksum(
+      const ROCKSDB_NAMESPACE::ReadOptions&,
+      ROCKSDB_NAMESPACE::TableReaderCaller,
+      bool meta_blocks_only = false) override {
+    return VerifyFile(meta_blocks_only);
+  }
+#else
+  ROCKSDB_NAMESPACE::Status VerifyChecksum(
+      const ROCKSDB_NAMESPACE::ReadOptions&,
+      ROCKSDB_NAMESPACE::TableReaderCaller) override {
+    return VerifyFile(/*metadata_only=*/false);
+  }
+#endif
   ROCKSDB_NAMESPACE::FragmentedRangeTombstoneIterator*
   NewRangeTombstoneIterator(
       const ROCKSDB_NAMESPACE::ReadOptions& read_options) override {
@@ -65,6 +82,12 @@ class VersionNeutralTableReader : public ROCKSDB_NAMESPACE::TableReader {
   }
 
  protected:
+  // Checks the file against its checksums: its metadata only when
+  // `metadata_only`, every byte otherwise. As RocksDB's default: none.
+  virtual ROCKSDB_NAMESPACE::Status VerifyFile(bool /*metadata_only*/) {
+    return ROCKSDB_NAMESPACE::Status::NotSupported(
+        "VerifyChecksum() not supported");
+  }
   // Bytes of the file before the first entry >= key, estimated.
   virtual uint64_t OffsetOf(const ROCKSDB_NAMESPACE::Slice& key) = 0;
   uint64_t SizeBetween(const ROCKSDB_NAMESPACE::Slice& start,
@@ -136,16 +159,34 @@ inline ROCKSDB_NAMESPACE::IOStatus ReadFileRange(
 #endif
 }
 
-// RocksDB's reader of the properties block (through the footer).
+// Parses the file's properties block, `block`, which starts at `offset` in
+// the file (ingestion rewrites a field found through that offset). 7.8 and
+// 9.x find the block through the file's footer; 10.x parses it directly,
+// which 11.x requires: its footer decoding refuses magic numbers other than
+// RocksDB's own.
 inline ROCKSDB_NAMESPACE::Status ReadProperties(
     ROCKSDB_NAMESPACE::RandomAccessFileReader* file, uint64_t file_size,
+    const ROCKSDB_NAMESPACE::Slice& block, uint64_t offset,
     uint64_t magic_number, const ROCKSDB_NAMESPACE::ImmutableOptions& ioptions,
     const ROCKSDB_NAMESPACE::ReadOptions& read_options,
     std::unique_ptr<ROCKSDB_NAMESPACE::TableProperties>* properties) {
-#if ROCKSDB_MAJOR >= 9
+#if ROCKSDB_MAJOR >= 10
+  (void)file;
+  (void)file_size;
+  (void)magic_number;
+  (void)read_options;
+  ROCKSDB_NAMESPACE::Block parsed{ROCKSDB_NAMESPACE::BlockContents(block)};
+  properties->reset(new ROCKSDB_NAMESPACE::TableProperties);
+  return ROCKSDB_NAMESPACE::ParsePropertiesBlock(ioptions, offset, parsed,
+                                                 *properties);
+#elif ROCKSDB_MAJOR >= 9
+  (void)block;
+  (void)offset;
   return ROCKSDB_NAMESPACE::ReadTableProperties(
       file, file_size, magic_number, ioptions, read_options, properties);
 #else
+  (void)block;
+  (void)offset;
   (void)read_options;
   return ROCKSDB_NAMESPACE::ReadTableProperties(file, file_size, magic_number,
                                                 ioptions, properties);

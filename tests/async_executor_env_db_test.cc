@@ -21,6 +21,7 @@
 #include "rocksdb/env.h"
 #include "rocksdb/options.h"
 #include "rocksdb/utilities/object_registry.h"
+#include "tests/db_open.h"
 #include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
 #include "util/async_executor_env.h"
@@ -113,7 +114,7 @@ TEST_F(AsyncExecutorEnvDbTest, OpenWriteFlushCompactCloseCycles) {
   const std::string path = root_ + "/db";
   for (int round = 0; round < 3; ++round) {
     DB* raw = nullptr;
-    ASSERT_OK(DB::Open(SmallBufferOptions(), path, &raw));
+    ASSERT_OK(OpenDB(SmallBufferOptions(), path, &raw));
     std::unique_ptr<DB> db(raw);
     if (round > 0) CheckRound(db.get(), round - 1);  // survived the reopen
     WriteRound(db.get(), round);
@@ -136,8 +137,8 @@ TEST_F(AsyncExecutorEnvDbTest, SeveralDbsShareTheEnv) {
   std::vector<std::unique_ptr<DB>> dbs;
   for (int d = 0; d < kDbs; ++d) {
     DB* raw = nullptr;
-    ASSERT_OK(DB::Open(SmallBufferOptions(), root_ + "/db" + std::to_string(d),
-                       &raw));
+    ASSERT_OK(
+        OpenDB(SmallBufferOptions(), root_ + "/db" + std::to_string(d), &raw));
     dbs.emplace_back(raw);
   }
   for (int round = 0; round < 2; ++round) {
@@ -172,7 +173,7 @@ TEST_F(AsyncExecutorEnvDbTest, CloseUnschedulesQueuedCompactions) {
   const std::string path = root_ + "/db";
   Options options = SmallBufferOptions();
   DB* raw = nullptr;
-  ASSERT_OK(DB::Open(options, path, &raw));
+  ASSERT_OK(OpenDB(options, path, &raw));
   std::unique_ptr<DB> db(raw);
   env_->SetBackgroundThreads(0, Env::LOW);
   for (int i = 0; i < 6; ++i) {
@@ -186,7 +187,7 @@ TEST_F(AsyncExecutorEnvDbTest, CloseUnschedulesQueuedCompactions) {
   EXPECT_GE(env_->executor().GetPoolStats(Env::LOW).cancelled, 1u);
 
   env_->SetBackgroundThreads(1, Env::LOW);
-  ASSERT_OK(DB::Open(options, path, &raw));
+  ASSERT_OK(OpenDB(options, path, &raw));
   db.reset(raw);
   std::string value;
   for (int i = 0; i < 6; ++i) {
@@ -199,7 +200,7 @@ TEST_F(AsyncExecutorEnvDbTest, CloseUnschedulesQueuedCompactions) {
 // Thread pools resized while DBs flush and compact.
 TEST_F(AsyncExecutorEnvDbTest, ResizingPoolsUnderLoad) {
   DB* raw = nullptr;
-  ASSERT_OK(DB::Open(SmallBufferOptions(), root_ + "/db", &raw));
+  ASSERT_OK(OpenDB(SmallBufferOptions(), root_ + "/db", &raw));
   std::unique_ptr<DB> db(raw);
   std::atomic<bool> writing{true};
   std::thread resizer([&] {
@@ -227,7 +228,7 @@ TEST_F(AsyncExecutorEnvDbTest, PauseContinueGrowAndCancelBackgroundWork) {
   DB* raw = nullptr;
   Options options = SmallBufferOptions();
   options.max_background_jobs = 2;
-  ASSERT_OK(DB::Open(options, root_ + "/db", &raw));
+  ASSERT_OK(OpenDB(options, root_ + "/db", &raw));
   std::unique_ptr<DB> db(raw);
 
   ASSERT_OK(db->PauseBackgroundWork());
@@ -256,7 +257,7 @@ TEST_F(AsyncExecutorEnvDbTest, PauseContinueGrowAndCancelBackgroundWork) {
   ROCKSDB_NAMESPACE::CancelAllBackgroundWork(db.get(), /*wait=*/true);
   ASSERT_OK(db->Close());
   db.reset();
-  ASSERT_OK(DB::Open(options, root_ + "/db", &raw));
+  ASSERT_OK(OpenDB(options, root_ + "/db", &raw));
   db.reset(raw);
   CheckRound(db.get(), 2);
   ASSERT_OK(db->Close());

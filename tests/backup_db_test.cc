@@ -26,6 +26,7 @@
 #include "rocksdb/utilities/checkpoint.h"
 #include "rocksdb/utilities/object_registry.h"
 #include "rocksdb/version.h"
+#include "tests/db_open.h"
 #include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
 
@@ -59,7 +60,7 @@ class BackupTest : public ::testing::TestWithParam<std::tuple<Sharing, bool>> {
             (std::get<1>(GetParam()) ? "true" : "false") +
             ";memtable_factory=striped_hash;table_factory=CuckooHashTable",
         &options_));
-    ASSERT_OK(DB::Open(options_, root_ + "/db", &db_));
+    ASSERT_OK(rocksdb_cuckoo::OpenDB(options_, root_ + "/db", &db_));
   }
 
   void TearDown() override {
@@ -125,7 +126,7 @@ class BackupTest : public ::testing::TestWithParam<std::tuple<Sharing, bool>> {
     DB* db = nullptr;
     Options options = options_;
     options.create_if_missing = false;
-    EXPECT_OK(DB::Open(options, dir, &db));
+    EXPECT_OK(rocksdb_cuckoo::OpenDB(options, dir, &db));
     if (db == nullptr) return {};
     Contents out = Read(db);
     delete db;

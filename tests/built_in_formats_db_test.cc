@@ -16,6 +16,7 @@
 #include "rocksdb/sst_file_writer.h"
 #include "rocksdb/table.h"
 #include "table/cuckoo_hash_table.h"
+#include "tests/db_open.h"
 #include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
 
@@ -40,7 +41,7 @@ class BuiltInFormatsTest : public ::testing::Test {
   // `options.table_factory` writes.
   void WriteDb(const Options& options, const std::string& prefix, int n) {
     DB* raw = nullptr;
-    ASSERT_OK(DB::Open(options, db_dir(), &raw));
+    ASSERT_OK(OpenDB(options, db_dir(), &raw));
     std::unique_ptr<DB> db(raw);
     for (int i = 0; i < n; ++i) {
       ASSERT_OK(db->Put(WriteOptions(), KeyOf(i), prefix + std::to_string(i)));
@@ -82,7 +83,7 @@ TEST_F(BuiltInFormatsTest, DbSwitchedFromBlockBasedTableReadsAndMigrates) {
 
   options.table_factory = NewCuckooHashTableFactory();
   DB* raw = nullptr;
-  ASSERT_OK(DB::Open(options, db_dir(), &raw));
+  ASSERT_OK(OpenDB(options, db_dir(), &raw));
   std::unique_ptr<DB> db(raw);
   ExpectValues(db.get(), "old", 500);
   EXPECT_EQ(TableFormats(db.get()),
@@ -120,7 +121,7 @@ TEST_F(BuiltInFormatsTest, DefaultSstFileWriterFilesIngest) {
   EXPECT_EQ(reader.GetTableProperties()->num_entries, 300u);
 
   DB* raw = nullptr;
-  ASSERT_OK(DB::Open(options, db_dir(), &raw));
+  ASSERT_OK(OpenDB(options, db_dir(), &raw));
   std::unique_ptr<DB> db(raw);
   ASSERT_OK(db->Put(WriteOptions(), KeyOf(5), "older"));
   ASSERT_OK(db->IngestExternalFile({file}, IngestExternalFileOptions()));
@@ -141,7 +142,7 @@ TEST_F(BuiltInFormatsTest, PlainTableFilesReadWithMmap) {
 
   options.table_factory = NewCuckooHashTableFactory();
   DB* raw = nullptr;
-  ASSERT_OK(DB::Open(options, db_dir(), &raw));
+  ASSERT_OK(OpenDB(options, db_dir(), &raw));
   std::unique_ptr<DB> db(raw);
   ExpectValues(db.get(), "plain", 200);
 }
@@ -167,7 +168,7 @@ TEST_F(BuiltInFormatsTest, UnknownFormatIsCorruption) {
   options.paranoid_checks = true;
   options.max_open_files = -1;  // open every table file at DB open
   DB* raw = nullptr;
-  const Status s = DB::Open(options, db_dir(), &raw);
+  const Status s = OpenDB(options, db_dir(), &raw);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
   EXPECT_NE(s.ToString().find("bad magic number"), std::string::npos)
       << s.ToString();

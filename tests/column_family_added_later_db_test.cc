@@ -17,6 +17,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/sst_file_writer.h"
 #include "table/cuckoo_hash_table.h"
+#include "tests/db_open.h"
 #include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
 
@@ -46,7 +47,7 @@ class ColumnFamilyAddedLaterTest : public ::testing::Test {
     Options options;
     options.create_if_missing = true;
     DB* raw = nullptr;
-    ASSERT_OK(DB::Open(options, dir_, &raw));
+    ASSERT_OK(OpenDB(options, dir_, &raw));
     db_.reset(raw);
   }
   void TearDown() override {
@@ -136,10 +137,10 @@ TEST_F(ColumnFamilyAddedLaterTest, CuckooTableFlushFailsAndKeepsTheData) {
       {"case_insensitive", options}};
   std::vector<ColumnFamilyHandle*> handles;
   DB* raw = nullptr;
-  const Status refused = DB::Open(DBOptions(), dir_, families, &handles, &raw);
+  const Status refused = OpenDB(DBOptions(), dir_, families, &handles, &raw);
   EXPECT_TRUE(refused.IsNotSupported()) << refused.ToString();
   families[1].options.table_factory.reset(NewBlockBasedTableFactory());
-  ASSERT_OK(DB::Open(DBOptions(), dir_, families, &handles, &raw));
+  ASSERT_OK(OpenDB(DBOptions(), dir_, families, &handles, &raw));
   db_.reset(raw);
   handles_ = handles;
   EXPECT_EQ(Get(handles_[1], "APPLE"), "1");

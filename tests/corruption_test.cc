@@ -35,6 +35,7 @@
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/object_registry.h"
 #include "table/cuckoo_hash_table_format.h"
+#include "tests/db_open.h"
 #include "tests/db_test_helpers.h"
 
 namespace {
@@ -212,7 +213,7 @@ class CorruptionTest : public ::testing::TestWithParam<CorruptionParam> {
     keys_.assign(key_set.begin(), key_set.end());
 
     DB* raw = nullptr;
-    Status s = DB::Open(options_, db_path_, &raw);
+    Status s = rocksdb_cuckoo::OpenDB(options_, db_path_, &raw);
     ASSERT_TRUE(s.ok()) << s.ToString();
     std::unique_ptr<DB> db(raw);
     const WriteOptions wo;
@@ -255,7 +256,7 @@ class CorruptionTest : public ::testing::TestWithParam<CorruptionParam> {
   void BuildSlotShapedDb() {
     std::mt19937_64 rnd(0x5107);
     DB* raw = nullptr;
-    Status s = DB::Open(options_, db_path_, &raw);
+    Status s = rocksdb_cuckoo::OpenDB(options_, db_path_, &raw);
     ASSERT_TRUE(s.ok()) << s.ToString();
     std::unique_ptr<DB> db(raw);
     for (int i = 0; i < 600; ++i) {
@@ -374,7 +375,7 @@ class CorruptionTest : public ::testing::TestWithParam<CorruptionParam> {
     Options options = options_;
     options.create_if_missing = false;
     DB* raw = nullptr;
-    Status s = DB::Open(options, db_path_, &raw);
+    Status s = rocksdb_cuckoo::OpenDB(options, db_path_, &raw);
     if (!s.ok()) {
       *outcome = Outcome::kRejectedAtOpen;
       return;

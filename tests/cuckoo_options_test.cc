@@ -12,6 +12,7 @@
 #include "rocksdb/options.h"
 #include "rocksdb/utilities/options_util.h"
 #include "table/cuckoo_hash_table.h"
+#include "tests/db_open.h"
 #include "tests/status_assertions.h"
 
 namespace rocksdb_cuckoo {
@@ -147,7 +148,7 @@ TEST_F(DBFixture, OptionsFileNamesTheFactoryAndReloads) {
   std::unique_ptr<DB> db;
   {
     DB* raw;
-    ASSERT_OK(DB::Open(options, dir_, &raw));
+    ASSERT_OK(OpenDB(options, dir_, &raw));
     db.reset(raw);
   }
   ASSERT_OK(db->Put(WriteOptions(), "k", "v"));
@@ -192,7 +193,7 @@ TEST_F(DBFixture, ComparatorThatIgnoresBytesIsRefused) {
   options.comparator = &comparator;
   options.table_factory = NewCuckooHashTableFactory();
   DB* raw = nullptr;
-  Status s = DB::Open(options, dir_, &raw);
+  Status s = OpenDB(options, dir_, &raw);
   EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
   EXPECT_EQ(raw, nullptr);
 }
@@ -224,7 +225,7 @@ TEST_F(DBFixture, UserTimestampsAreRefusedByEachPart) {
       options.memtable_factory = NewStripedHashMemTableFactory();
     }
     DB* raw = nullptr;
-    const Status s = DB::Open(options, dir_, &raw);
+    const Status s = OpenDB(options, dir_, &raw);
     EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
     EXPECT_NE(s.ToString().find("user-defined timestamps"), std::string::npos)
         << s.ToString();

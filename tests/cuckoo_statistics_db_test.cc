@@ -17,6 +17,7 @@
 #include "rocksdb/options.h"
 #include "rocksdb/statistics.h"
 #include "rocksdb/utilities/object_registry.h"
+#include "tests/db_open.h"
 #include "tests/status_assertions.h"
 
 namespace {
@@ -45,7 +46,7 @@ class CuckooStatisticsTest : public ::testing::TestWithParam<bool> {
     options_.statistics = CreateDBStatistics();
     DestroyDB(path_, options_).PermitUncheckedError();
     DB* raw = nullptr;
-    ASSERT_OK(DB::Open(options_, path_, &raw));
+    ASSERT_OK(rocksdb_cuckoo::OpenDB(options_, path_, &raw));
     db_.reset(raw);
     for (int i = 0; i < kKeys; i++) {
       ASSERT_OK(db_->Put(WriteOptions(), Key(i), "v" + std::to_string(i)));

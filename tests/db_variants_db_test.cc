@@ -20,6 +20,7 @@
 #include "rocksdb/utilities/transaction.h"
 #include "rocksdb/utilities/transaction_db.h"
 #include "table/cuckoo_hash_table.h"
+#include "tests/db_open.h"
 #include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
 
@@ -173,14 +174,14 @@ TEST_F(DbVariantsTest, OptimisticTransactionsDetectConflicts) {
 
 TEST_F(DbVariantsTest, ReadOnlyAndSecondaryInstancesRead) {
   DB* raw = nullptr;
-  ASSERT_OK(DB::Open(options_, dir_, &raw));
+  ASSERT_OK(OpenDB(options_, dir_, &raw));
   std::unique_ptr<DB> primary(raw);
   ASSERT_OK(primary->Put(WriteOptions(), "in-table", "t"));
   ASSERT_OK(primary->Flush(FlushOptions()));
   ASSERT_OK(primary->Put(WriteOptions(), "in-log", "l"));
 
   // Read-only: the log is replayed into a memtable of its own.
-  ASSERT_OK(DB::OpenForReadOnly(options_, dir_, &raw));
+  ASSERT_OK(OpenDBForReadOnly(options_, dir_, &raw));
   std::unique_ptr<DB> read_only(raw);
   EXPECT_EQ(GetOrStatus(read_only.get(), "in-table"), "t");
   EXPECT_EQ(GetOrStatus(read_only.get(), "in-log"), "l");
@@ -190,7 +191,7 @@ TEST_F(DbVariantsTest, ReadOnlyAndSecondaryInstancesRead) {
   Options secondary_options = options_;
   secondary_options.max_open_files = -1;
   ASSERT_OK(
-      DB::OpenAsSecondary(secondary_options, dir_, dir_ + "-secondary", &raw));
+      OpenDBAsSecondary(secondary_options, dir_, dir_ + "-secondary", &raw));
   std::unique_ptr<DB> secondary(raw);
   EXPECT_EQ(GetOrStatus(secondary.get(), "in-table"), "t");
   EXPECT_EQ(GetOrStatus(secondary.get(), "in-log"), "l");
@@ -206,7 +207,7 @@ TEST_F(DbVariantsTest, ReadOnlyAndSecondaryInstancesRead) {
 
 TEST_F(DbVariantsTest, GetMergeOperandsFromMemtableAndTable) {
   DB* raw = nullptr;
-  ASSERT_OK(DB::Open(options_, dir_, &raw));
+  ASSERT_OK(OpenDB(options_, dir_, &raw));
   std::unique_ptr<DB> db(raw);
   // One operand per place: two table files (a flush would merge an operand
   // into a base value in the same memtable) and the memtable.

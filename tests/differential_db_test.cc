@@ -33,6 +33,7 @@
 #include "rocksdb/utilities/object_registry.h"
 #include "rocksdb/utilities/options_util.h"
 #include "rocksdb/write_batch.h"
+#include "tests/db_open.h"
 #include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
 
@@ -390,7 +391,7 @@ class DifferentialHarness {
 
   void OpenBoth(bool from_options_file) {
     DB* raw = nullptr;
-    Status s = DB::Open(ref_options_, ref_path_, &raw);
+    Status s = rocksdb_cuckoo::OpenDB(ref_options_, ref_path_, &raw);
     ASSERT_TRUE(s.ok()) << s.ToString();
     ref_.reset(raw);
 
@@ -417,7 +418,7 @@ class DifferentialHarness {
       if (env_ != nullptr) dut_options.env = env_;
     }
     raw = nullptr;
-    s = DB::Open(dut_options, dut_path_, &raw);
+    s = rocksdb_cuckoo::OpenDB(dut_options, dut_path_, &raw);
     ASSERT_TRUE(s.ok()) << s.ToString();
     dut_.reset(raw);
     ASSERT_STREQ(dut_->GetOptions().table_factory->Name(), kDutTableName);

@@ -17,6 +17,7 @@
 #include "rocksdb/metadata.h"
 #include "rocksdb/utilities/checkpoint.h"
 #include "table/cuckoo_hash_table.h"
+#include "tests/db_open.h"
 #include "tests/status_assertions.h"
 
 namespace rocksdb_cuckoo {
@@ -61,7 +62,7 @@ class ImportExportTest : public ::testing::TestWithParam<bool> {
 TEST_P(ImportExportTest, ImportedFamilyAnswersAsTheExportedOne) {
   const bool move_files = GetParam();
   DB* raw = nullptr;
-  ASSERT_OK(DB::Open(options_, root_ + "/source", &raw));
+  ASSERT_OK(OpenDB(options_, root_ + "/source", &raw));
   std::unique_ptr<DB> source(raw);
   for (int i = 0; i < kKeys; i++) {
     ASSERT_OK(source->Put(WriteOptions(), KeyOf(i), "old" + std::to_string(i)));
@@ -89,7 +90,7 @@ TEST_P(ImportExportTest, ImportedFamilyAnswersAsTheExportedOne) {
 
   // The target DB already has writes of its own: the imported files'
   // sequence numbers must not hide or be hidden by them.
-  ASSERT_OK(DB::Open(options_, root_ + "/target", &raw));
+  ASSERT_OK(OpenDB(options_, root_ + "/target", &raw));
   std::unique_ptr<DB> target(raw);
   for (int i = 0; i < 1000; i++) {
     ASSERT_OK(target->Put(WriteOptions(), "own" + std::to_string(i), "x"));
@@ -116,9 +117,9 @@ TEST_P(ImportExportTest, ImportedFamilyAnswersAsTheExportedOne) {
   target.reset();
   std::vector<ColumnFamilyHandle*> handles;
   ASSERT_OK(
-      DB::Open(options_, root_ + "/target",
-               {{kDefaultColumnFamilyName, options_}, {"imported", options_}},
-               &handles, &raw));
+      OpenDB(options_, root_ + "/target",
+             {{kDefaultColumnFamilyName, options_}, {"imported", options_}},
+             &handles, &raw));
   target.reset(raw);
   family.reset(handles[1]);
   std::unique_ptr<ColumnFamilyHandle> default_family(handles[0]);

@@ -24,6 +24,7 @@
 #include "rocksdb/table.h"
 #include "rocksdb/table_properties.h"
 #include "rocksdb/utilities/object_registry.h"
+#include "tests/db_open.h"
 #include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
 
@@ -77,7 +78,7 @@ class IngestionTest
   void Reopen() {
     db_.reset();
     DB* raw = nullptr;
-    ASSERT_OK(DB::Open(options_, root_ + "/db", &raw));
+    ASSERT_OK(rocksdb_cuckoo::OpenDB(options_, root_ + "/db", &raw));
     db_.reset(raw);
   }
 
@@ -305,7 +306,7 @@ TEST_P(IngestionTest, DamagedPropertiesAreCorruption) {
       f.write(&c, 1);
     }
     DB* raw = nullptr;
-    Status open = DB::Open(options_, root_ + "/db", &raw);
+    Status open = rocksdb_cuckoo::OpenDB(options_, root_ + "/db", &raw);
     std::unique_ptr<DB> db(raw);
     Status read = open;
     std::string value;
@@ -372,10 +373,10 @@ TEST_P(IngestionTest, SeveralColumnFamiliesIngestInOneStep) {
 
   std::vector<ColumnFamilyHandle*> handles;
   DB* raw = nullptr;
-  ASSERT_OK(
-      DB::Open(options_, root_ + "/db",
-               {{kDefaultColumnFamilyName, options_}, {"other", options_}},
-               &handles, &raw));
+  ASSERT_OK(rocksdb_cuckoo::OpenDB(
+      options_, root_ + "/db",
+      {{kDefaultColumnFamilyName, options_}, {"other", options_}}, &handles,
+      &raw));
   expect_contents(raw, handles[0], handles[1]);
   for (ColumnFamilyHandle* handle : handles) {
     ASSERT_OK(raw->DestroyColumnFamilyHandle(handle));

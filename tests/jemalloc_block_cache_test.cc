@@ -20,6 +20,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/options.h"
 #include "rocksdb/table.h"
+#include "tests/db_open.h"
 #include "tests/status_assertions.h"
 
 namespace rocksdb_cuckoo {
@@ -66,7 +67,7 @@ TEST(JemallocBlockCacheTest, CachedBlocksLiveInTheAllocatorsArenas) {
   constexpr int kKeys = 20000;
   {
     DB* raw = nullptr;
-    ASSERT_OK(DB::Open(options, path, &raw));
+    ASSERT_OK(OpenDB(options, path, &raw));
     std::unique_ptr<DB> db(raw);
     for (int i = 0; i < kKeys; ++i) {
       ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i)));

@@ -15,7 +15,9 @@
 #include "db/lookup_key.h"
 #include "db/memtable.h"
 #include "memory/concurrent_arena.h"
+#include "memtable/memtable_rep_compat.h"
 #include "memtable/striped_hash_memtable.h"
+#include "memtable/striped_hash_rep.h"
 #include "rocksdb/comparator.h"
 #include "rocksdb/memtablerep.h"
 #include "util/coding.h"
@@ -77,6 +79,10 @@ class RepHarness {
                                          prefix_extractor, nullptr)) {}
 
   MemTableRep* rep() { return rep_.get(); }
+  // What the factory makes.
+  StripedHashRep* striped_rep() {
+    return static_cast<StripedHashRep*>(rep_.get());
+  }
   StripedHashMemTableFactory* factory() { return factory_.get(); }
   const ConcurrentArena& arena() const { return arena_; }
   const MemTableRep::KeyComparator& comparator() const {
@@ -111,6 +117,48 @@ class RepHarness {
       return s->seen.size() < s->stop_after;
     });
     return state.seen;
+  }
+
+  // One key of a MultiGet batch: Get's arguments.
+  struct Lookup {
+    std::string user_key;
+    SequenceNumber seq;
+    size_t stop_after = SIZE_MAX;
+  };
+  // `lookups` as one StripedHashRep::MultiGetEntries batch: what each
+  // lookup's callback was handed, in order, stopping as Get does. *status
+  // gets what the batch returned.
+  std::vector<std::vector<Entry>> MultiGet(
+      const std::vector<Lookup>& lookups, Status* status,
+      bool detect_key_out_of_order = false,
+      const EntryValidator& validate_entry = nullptr,
+      bool allow_data_in_errors = false) {
+    struct State {
+      std::vector<Entry> seen;
+      size_t stop_after;
+    };
+    std::vector<std::unique_ptr<LookupKey>> lookup_keys;
+    std::vector<const char*> keys;
+    std::vector<State> states;
+    for (const Lookup& lookup : lookups) {
+      lookup_keys.push_back(
+          std::make_unique<LookupKey>(lookup.user_key, lookup.seq));
+      keys.push_back(lookup_keys.back()->memtable_key().data());
+      states.push_back({{}, lookup.stop_after});
+    }
+    std::vector<void*> args;
+    for (State& state : states) args.push_back(&state);
+    *status = striped_rep()->MultiGetEntries(
+        keys.size(), keys.data(), args.data(),
+        [](void* arg, const char* entry) {
+          auto* s = static_cast<State*>(arg);
+          s->seen.push_back(DecodeEntry(entry));
+          return s->seen.size() < s->stop_after;
+        },
+        allow_data_in_errors, detect_key_out_of_order, validate_entry);
+    std::vector<std::vector<Entry>> seen;
+    for (State& state : states) seen.push_back(std::move(state.seen));
+    return seen;
   }
 
   // Memtable keys sorted by the rep's own comparator: the order an iterator

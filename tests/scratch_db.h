@@ -12,6 +12,7 @@
 #include <string>
 
 #include "rocksdb/db.h"
+#include "tests/db_open.h"
 
 namespace rocksdb_cuckoo::testing {
 
@@ -33,8 +34,7 @@ class ScratchDb {
   ROCKSDB_NAMESPACE::Status Open(const ROCKSDB_NAMESPACE::Options& options) {
     db_.reset();
     ROCKSDB_NAMESPACE::DB* raw = nullptr;
-    const ROCKSDB_NAMESPACE::Status s =
-        ROCKSDB_NAMESPACE::DB::Open(options, dir_, &raw);
+    const ROCKSDB_NAMESPACE::Status s = OpenDB(options, dir_, &raw);
     db_.reset(raw);
     return s;
   }

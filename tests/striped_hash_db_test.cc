@@ -29,6 +29,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/env.h"
 #include "rocksdb/write_buffer_manager.h"
+#include "tests/db_open.h"
 #include "tests/db_test_helpers.h"
 #include "tests/scratch_db.h"
 #include "tests/status_assertions.h"
@@ -72,7 +73,7 @@ TEST(StripedHashDbTest, ConcurrentWritersFlushesAndReaders) {
   std::unique_ptr<DB> db;
   {
     DB* raw = nullptr;
-    ASSERT_OK(DB::Open(options, path, &raw));
+    ASSERT_OK(OpenDB(options, path, &raw));
     db.reset(raw);
   }
   std::atomic<int> published[kWriters];
@@ -144,7 +145,7 @@ class StripedHashIteratorReuseTest : public ::testing::Test {
         config, Options(),
         "create_if_missing=true;memtable_factory=striped_hash", &options));
     DB* raw = nullptr;
-    ASSERT_OK(DB::Open(options, path_, &raw));
+    ASSERT_OK(OpenDB(options, path_, &raw));
     db_.reset(raw);
     ASSERT_OK(db_->Put(WriteOptions(), "b", "old"));
     ASSERT_OK(db_->Delete(WriteOptions(), "c"));

@@ -13,6 +13,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/options.h"
 #include "rocksdb/utilities/options_util.h"
+#include "tests/db_open.h"
 #include "tests/status_assertions.h"
 
 namespace rocksdb_cuckoo {
@@ -124,7 +125,7 @@ TEST_F(StripedHashOptionsTest, EntrySlabsServeADbAndMustFitTheWriteBuffer) {
       "memtable_factory={id=striped_hash;entry_slab_size=4194304}",
       &options));
   DB* raw = nullptr;
-  ASSERT_OK(DB::Open(options, path_, &raw));
+  ASSERT_OK(OpenDB(options, path_, &raw));
   std::unique_ptr<DB> db(raw);
   // About 60 MiB of entries: two memtables, the first flushed when full.
   const int kKeys = 250000;
@@ -147,7 +148,7 @@ TEST_F(StripedHashOptionsTest, EntrySlabsServeADbAndMustFitTheWriteBuffer) {
             2u);
   ASSERT_OK(db->Close());
   db.reset();
-  ASSERT_OK(DB::Open(options, path_, &raw));
+  ASSERT_OK(OpenDB(options, path_, &raw));
   db.reset(raw);
   int seen = 0;
   std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
@@ -162,7 +163,7 @@ TEST_F(StripedHashOptionsTest, EntrySlabsServeADbAndMustFitTheWriteBuffer) {
 
   options.write_buffer_size = 16 << 20;  // an eighth is 2 MiB: too small
   raw = nullptr;
-  const Status s = DB::Open(options, path_, &raw);
+  const Status s = OpenDB(options, path_, &raw);
   EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
   EXPECT_NE(s.ToString().find("entry_slab_size"), std::string::npos);
   EXPECT_EQ(raw, nullptr);
@@ -200,7 +201,7 @@ TEST_F(StripedHashOptionsTest, DbRunsOnItAndOptionsFileNamesIt) {
       options.memtable_factory->CheckedCast<StripedHashMemTableFactory>();
   ASSERT_NE(factory, nullptr);
   DB* raw = nullptr;
-  ASSERT_OK(DB::Open(options, path_, &raw));
+  ASSERT_OK(OpenDB(options, path_, &raw));
   std::unique_ptr<DB> db(raw);
   for (int i = 0; i < 2000; ++i) {
     ASSERT_OK(db->Put(WriteOptions(), "key" + std::to_string(i),
@@ -253,13 +254,13 @@ TEST_F(StripedHashOptionsTest, RefusesWhatAByteHashCannotServe) {
   options.memtable_factory = NewStripedHashMemTableFactory();
   options.comparator = &opaque;
   DB* raw = nullptr;
-  Status s = DB::Open(options, path_, &raw);
+  Status s = OpenDB(options, path_, &raw);
   EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
   EXPECT_EQ(raw, nullptr);
 
   options.comparator = BytewiseComparator();
   options.inplace_update_support = true;
-  s = DB::Open(options, path_, &raw);
+  s = OpenDB(options, path_, &raw);
   EXPECT_TRUE(s.IsNotSupported()) << s.ToString();
   EXPECT_NE(s.ToString().find("inplace_update_support"), std::string::npos);
   EXPECT_EQ(raw, nullptr);

@@ -1,7 +1,7 @@
 // The striped_hash MemTableRep on its own, single-threaded: ordering, versions
-// of a key by sequence number, every entry type, Get/Contains, iterators
-// against a reference order from RocksDB's own comparator, index growth and
-// the statistics.
+// of a key by sequence number, every entry type, Get/Contains/MultiGet,
+// iterators against a reference order from RocksDB's own comparator, index
+// growth and the statistics.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include "memory/arena.h"
 #include "rocksdb/slice_transform.h"
 #include "tests/memtable_rep_harness.h"
+#include "tests/status_assertions.h"
 #include "util/cpu_topology.h"
 
 namespace rocksdb_cuckoo::testing {
@@ -180,6 +181,102 @@ TEST(StripedHashRepTest, GetReturnsVersionsNewestFirstFromLookupSequence) {
   EXPECT_TRUE(h.Get("absent", 100).empty());
   // The callback's false stops the walk.
   EXPECT_EQ(seqs(h.Get("k", 100, 2)), (std::vector<SequenceNumber>{30, 20}));
+}
+
+std::vector<std::string> EncodedAll(const std::vector<Entry>& entries) {
+  std::vector<std::string> out;
+  for (const Entry& e : entries) out.push_back(e.Encoded());
+  return out;
+}
+
+// In the order RocksDB's MultiGet passes keys: by internal key.
+void SortLookups(const RepHarness& h, std::vector<RepHarness::Lookup>* batch) {
+  auto memtable_key = [](const RepHarness::Lookup& lookup) {
+    return Entry{lookup.user_key, lookup.seq, kValueTypeForSeek, ""}
+        .MemtableKey();
+  };
+  std::stable_sort(
+      batch->begin(), batch->end(),
+      [&](const RepHarness::Lookup& a, const RepHarness::Lookup& b) {
+        return h.comparator()(memtable_key(a).data(), memtable_key(b).data()) <
+               0;
+      });
+}
+
+// Each key of a MultiGet batch gets exactly what Get gives it: the versions
+// at or below its sequence number, newest first, until its callback stops
+// the walk; nothing for an absent key. Batches of 1 to 64 keys (more than
+// one round of prefetches), with keys repeated.
+TEST(StripedHashRepTest, MultiGetAnswersLikeGet) {
+  std::mt19937_64 random(21);
+  RepHarness h;
+  const std::vector<Entry> entries = MakeEntries(&random, 300);
+  std::set<std::string> present;
+  for (const Entry& e : entries) {
+    ASSERT_TRUE(h.Insert(e));
+    present.insert(e.user_key);
+  }
+  std::vector<std::string> absent;
+  for (const std::string& key : MakeKeys(&random, 100)) {
+    if (present.count(key) == 0) absent.push_back(key);
+  }
+  ASSERT_FALSE(absent.empty());
+
+  size_t several_versions = 0;
+  size_t nothing = 0;
+  for (size_t n = 1; n <= 64; ++n) {
+    std::vector<RepHarness::Lookup> batch;
+    for (size_t i = 0; i < n; ++i) {
+      const std::string& user_key =
+          random() % 4 == 0 ? absent[random() % absent.size()]
+                            : entries[random() % entries.size()].user_key;
+      batch.push_back({user_key, random() % (entries.size() + 2),
+                       random() % 3 == 0 ? size_t{1} : SIZE_MAX});
+    }
+    SortLookups(h, &batch);
+    Status s;
+    const std::vector<std::vector<Entry>> got = h.MultiGet(batch, &s);
+    ASSERT_OK(s);
+    ASSERT_EQ(got.size(), n);
+    for (size_t i = 0; i < n; ++i) {
+      const RepHarness::Lookup& lookup = batch[i];
+      const std::vector<Entry> expected =
+          h.Get(lookup.user_key, lookup.seq, lookup.stop_after);
+      ASSERT_EQ(EncodedAll(got[i]), EncodedAll(expected))
+          << lookup.user_key << "@" << lookup.seq << " in a batch of " << n;
+      if (expected.size() > 1) ++several_versions;
+      if (expected.empty()) ++nothing;
+    }
+  }
+  // The batches did cover both.
+  EXPECT_GT(several_versions, 0u);
+  EXPECT_GT(nothing, 0u);
+}
+
+// MultiGet looks every key up in the hash index, counted as Get counts, and
+// never sorts the memtable (RocksDB's default MultiGet walks an iterator).
+TEST(StripedHashRepTest, MultiGetCountsLookupsAndNeverSorts) {
+  RepHarness h;
+  std::vector<RepHarness::Lookup> batch;
+  for (int i = 0; i < 40; ++i) {
+    const std::string key = "key" + std::to_string(100 + i);
+    if (i % 4 != 0) {
+      ASSERT_TRUE(
+          h.Insert({key, static_cast<SequenceNumber>(i + 1), kTypeValue, "v"}));
+    }
+    batch.push_back({key, kMaxSequenceNumber});
+  }
+  const StripedHashMemTableStats before = h.factory()->GetStats();
+  Status s;
+  const std::vector<std::vector<Entry>> got = h.MultiGet(batch, &s);
+  ASSERT_OK(s);
+  const StripedHashMemTableStats after = h.factory()->GetStats();
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].size(), i % 4 != 0 ? 1u : 0u) << batch[i].user_key;
+  }
+  EXPECT_EQ(after.hits - before.hits, 30u);
+  EXPECT_EQ(after.misses - before.misses, 10u);
+  EXPECT_EQ(after.sorts, 0u);
 }
 
 TEST(StripedHashRepTest, DuplicateKeyAndSequenceIsRefused) {

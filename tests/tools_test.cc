@@ -21,6 +21,7 @@
 #include "rocksdb/options.h"
 #include "rocksdb/utilities/object_registry.h"
 #include "rocksdb/version.h"
+#include "tests/db_open.h"
 
 namespace {
 
@@ -164,7 +165,7 @@ class ToolsTest : public ::testing::Test {
     rdb::Options options(rdb::DBOptions(), cf);
     options.create_if_missing = true;
     rdb::DB* raw = nullptr;
-    s = rdb::DB::Open(options, *db_, &raw);
+    s = rocksdb_cuckoo::OpenDB(options, *db_, &raw);
     if (!s.ok()) return "open: " + s.ToString();
     std::unique_ptr<rdb::DB> db(raw);
     for (int i = 0; i < kKeys && s.ok(); ++i) {
@@ -308,7 +309,7 @@ TEST(StockLdbNoPreloadTest, CannotReadWithoutPlugin) {
                     .ok());
     options.create_if_missing = true;
     rdb::DB* raw = nullptr;
-    ASSERT_TRUE(rdb::DB::Open(options, db, &raw).ok());
+    ASSERT_TRUE(rocksdb_cuckoo::OpenDB(options, db, &raw).ok());
     std::unique_ptr<rdb::DB> d(raw);
     ASSERT_TRUE(d->Put(rdb::WriteOptions(), "key042", "value042").ok());
     ASSERT_TRUE(d->Flush(rdb::FlushOptions()).ok());
@@ -548,7 +549,7 @@ TEST_F(SstDumpTest, ReadsBlockBasedFilesToo) {
     rdb::Options options;
     options.create_if_missing = true;
     rdb::DB* raw = nullptr;
-    ASSERT_TRUE(rdb::DB::Open(options, db, &raw).ok());
+    ASSERT_TRUE(rocksdb_cuckoo::OpenDB(options, db, &raw).ok());
     std::unique_ptr<rdb::DB> d(raw);
     ASSERT_TRUE(d->Put(rdb::WriteOptions(), "bb-key", "bb-value").ok());
     ASSERT_TRUE(d->Flush(rdb::FlushOptions()).ok());

@@ -19,6 +19,7 @@
 #include "rocksdb/table.h"
 #include "rocksdb/table_properties.h"
 #include "rocksdb/utilities/object_registry.h"
+#include "rocksdb/version.h"
 
 using ROCKSDB_NAMESPACE::ColumnFamilyOptions;
 using ROCKSDB_NAMESPACE::ConfigOptions;
@@ -71,13 +72,17 @@ int main(int argc, char** argv) {
     return Fail("removing an old DB", s);
   }
   std::unique_ptr<DB> db;
+#if ROCKSDB_MAJOR >= 11
+  s = DB::Open(options, db_path, &db);
+#else  // before 11.0, DB::Open hands out a raw pointer
   {
     DB* raw = nullptr;
     s = DB::Open(options, db_path, &raw);
-    if (!s.ok()) {
-      return Fail("opening the DB", s);
-    }
     db.reset(raw);
+  }
+#endif
+  if (!s.ok()) {
+    return Fail("opening the DB", s);
   }
 
   constexpr int kKeys = 1000;
