@@ -21,6 +21,7 @@
 #include "rocksdb/env.h"
 #include "rocksdb/options.h"
 #include "rocksdb/utilities/object_registry.h"
+#include "rocksdb/version.h"
 #include "tests/db_open.h"
 #include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
@@ -262,6 +263,39 @@ TEST_F(AsyncExecutorEnvDbTest, PauseContinueGrowAndCancelBackgroundWork) {
   CheckRound(db.get(), 2);
   ASSERT_OK(db->Close());
 }
+
+#if ROCKSDB_MAJOR > 11 || (ROCKSDB_MAJOR == 11 && ROCKSDB_MINOR >= 3)
+// RocksDB 11 opens table files (open_files_async) and creates the next WAL
+// (async_wal_precreate) in HIGH-priority jobs with no tag, which Close
+// cannot unschedule and waits for: they must run to the end on our pool,
+// also when Close comes right after Open.
+TEST_F(AsyncExecutorEnvDbTest, AsyncFileOpensAndWalPrecreation) {
+  const std::string path = root_ + "/db";
+  Options options = SmallBufferOptions();
+  options.open_files_async = true;
+  options.async_wal_precreate = true;
+  options.table_factory = NewCuckooHashTableFactory(CuckooHashTableOptions());
+  const uint64_t high_before =
+      env_->executor().GetPoolStats(Env::HIGH).completed();
+  for (int round = 0; round < 4; ++round) {
+    DB* raw = nullptr;
+    ASSERT_OK(OpenDB(options, path, &raw));
+    std::unique_ptr<DB> db(raw);
+    if (round > 0) CheckRound(db.get(), round - 1);
+    WriteRound(db.get(), round);
+    ASSERT_OK(db->Flush(FlushOptions()));
+    CheckRound(db.get(), round);
+    ASSERT_OK(db->Close());
+    // Straight from Open to Close, with the file opens still in flight.
+    ASSERT_OK(OpenDB(options, path, &raw));
+    db.reset(raw);
+    ASSERT_OK(db->Close());
+  }
+  EXPECT_GT(env_->executor().GetPoolStats(Env::HIGH).completed(), high_before)
+      << env_->StatsString();
+  EXPECT_EQ(env_->GetThreadPoolQueueLen(Env::HIGH), 0u);
+}
+#endif
 
 }  // namespace
 }  // namespace rocksdb_cuckoo

@@ -252,10 +252,13 @@ TEST_P(CompactionHintsTest, ParanoidFileChecksReadEveryOutputBack) {
 }
 
 #if ROCKSDB_MAJOR >= 9
-TEST_P(CompactionHintsTest, LargestSequenceNumberIsRecorded) {
+TEST_P(CompactionHintsTest, SequenceNumberBoundsAreRecorded) {
   ASSERT_OK(db_.Open());
   db_.WriteFile(0, 100);  // sequence numbers 1 to 100
   EXPECT_EQ(db_.OnlyFileProperties()->key_largest_seqno, 100u);
+#if ROCKSDB_MAJOR >= 10
+  EXPECT_EQ(db_.OnlyFileProperties()->key_smallest_seqno, 1u);
+#endif
 }
 #endif
 
@@ -313,7 +316,7 @@ std::vector<std::string> TimedPutVersions(TableFormat format, bool compact) {
     seen.push_back(KeyOf(i) + " Get " + (s.ok() ? value : s.ToString()));
   }
   std::vector<KeyVersion> versions;
-  EXPECT_OK(GetAllKeyVersions(db.get(), Slice(), Slice(), 100000, &versions));
+  EXPECT_OK(GetAllKeyVersions(db.get(), {}, {}, 100000, &versions));
   for (const KeyVersion& v : versions) {
     seen.push_back(v.user_key + " @" + std::to_string(v.sequence) + " " +
                    v.GetTypeName() + " " + Slice(v.value).ToString(true));

@@ -24,6 +24,7 @@
 #include "rocksdb/table.h"
 #include "rocksdb/table_properties.h"
 #include "rocksdb/utilities/object_registry.h"
+#include "rocksdb/version.h"
 #include "tests/db_open.h"
 #include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
@@ -383,6 +384,46 @@ TEST_P(IngestionTest, SeveralColumnFamiliesIngestInOneStep) {
   }
   delete raw;
 }
+
+#if ROCKSDB_MAJOR >= 10
+// Files another DB wrote keep their sequence numbers when ingested with
+// allow_db_generated_files; RocksDB takes their bounds from the table
+// properties (the smallest since 10.x) and refuses a file without them.
+TEST_P(IngestionTest, AnotherDbsFilesKeepTheirSequenceNumbers) {
+  const std::string source_path = root_ + "/source";
+  DB* raw = nullptr;
+  ASSERT_OK(rocksdb_cuckoo::OpenDB(options_, source_path, &raw));
+  std::unique_ptr<DB> source(raw);
+  for (int i = 0; i < 300; ++i) {
+    ASSERT_OK(source->Put(WriteOptions(), Key(i), "source" + Key(i)));
+  }
+  ASSERT_OK(source->Flush(FlushOptions()));
+  std::vector<LiveFileMetaData> files;
+  source->GetLiveFilesMetaData(&files);
+  ASSERT_EQ(files.size(), 1u);
+  const std::string file = files[0].db_path + files[0].name;
+  ASSERT_EQ(FileMagic(file), kCuckooHashTableMagic);
+  TablePropertiesCollection properties;
+  ASSERT_OK(source->GetPropertiesOfAllTables(&properties));
+  ASSERT_EQ(properties.size(), 1u);
+  EXPECT_EQ(properties.begin()->second->key_smallest_seqno, 1u);
+  EXPECT_EQ(properties.begin()->second->key_largest_seqno, 300u);
+
+  // The target's own sequence numbers are behind the file's.
+  IngestExternalFileOptions ifo;
+  ifo.allow_db_generated_files = true;
+  ifo.snapshot_consistency = false;
+  ifo.allow_blocking_flush = false;
+  ifo.link_files = true;
+  ASSERT_OK(db_->IngestExternalFile({file}, ifo));
+  std::string value;
+  for (int i = 0; i < 300; i += 7) {
+    ASSERT_OK(db_->Get(ReadOptions(), Key(i), &value));
+    EXPECT_EQ(value, "source" + Key(i));
+  }
+  ExpectAllFilesAreOurs();
+}
+#endif
 
 INSTANTIATE_TEST_SUITE_P(
     Cuckoo, IngestionTest,
