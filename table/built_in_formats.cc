@@ -8,7 +8,6 @@
 namespace ROCKSDB_NAMESPACE {
 // Defined in librocksdb; 7.8 declares only some of them in its headers.
 extern const uint64_t kBlockBasedTableMagicNumber;
-extern const uint64_t kLegacyBlockBasedTableMagicNumber;
 extern const uint64_t kPlainTableMagicNumber;
 extern const uint64_t kLegacyPlainTableMagicNumber;
 extern const uint64_t kCuckooTableMagicNumber;
@@ -39,8 +38,7 @@ Status ReadMagicNumber(RandomAccessFileReader* file,
 }
 
 BuiltInFormat BuiltInFormatOf(uint64_t magic) {
-  if (magic == kBlockBasedTableMagicNumber ||
-      magic == kLegacyBlockBasedTableMagicNumber) {
+  if (magic == kBlockBasedTableMagicNumber || IsLegacyBlockBasedMagic(magic)) {
     return BuiltInFormat::kBlockBasedTable;
   }
   if (magic == kPlainTableMagicNumber ||

@@ -19,7 +19,24 @@
 #error "rocksdb-cuckoo supports RocksDB 7.8, 9.x, 10.x and 11.x"
 #endif
 
+#if ROCKSDB_MAJOR < 11
+namespace ROCKSDB_NAMESPACE {
+extern const uint64_t
+    kLegacyBlockBasedTableMagicNumber;  // not in 7.8's headers
+}  // namespace ROCKSDB_NAMESPACE
+#endif
+
 namespace rocksdb_cuckoo {
+
+// Block-based files written before RocksDB 4.6, which 11.x no longer reads.
+inline bool IsLegacyBlockBasedMagic(uint64_t magic) {
+#if ROCKSDB_MAJOR < 11
+  return magic == ROCKSDB_NAMESPACE::kLegacyBlockBasedTableMagicNumber;
+#else
+  (void)magic;
+  return false;
+#endif
+}
 
 // A TableReader whose version-dependent virtuals forward to version-neutral
 // ones, which the reader implements.

@@ -22,6 +22,7 @@
 #include "rocksdb/options.h"
 #include "rocksdb/utilities/object_registry.h"
 #include "rocksdb/version.h"
+#include "table/cuckoo_hash_table.h"
 #include "tests/db_open.h"
 #include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
@@ -273,6 +274,7 @@ TEST_F(AsyncExecutorEnvDbTest, AsyncFileOpensAndWalPrecreation) {
   const std::string path = root_ + "/db";
   Options options = SmallBufferOptions();
   options.open_files_async = true;
+  options.skip_stats_update_on_db_open = true;  // open_files_async needs it
   options.async_wal_precreate = true;
   options.table_factory = NewCuckooHashTableFactory(CuckooHashTableOptions());
   const uint64_t high_before =
