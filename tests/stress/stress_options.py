@@ -1,6 +1,6 @@
 """Translates db_stress flags into an OPTIONS file that names our plugin.
 
-With --options_file, db_stress (7.8.3 and 9.x) takes every DB and column
+With --options_file, db_stress (7.8.3 to 11.x) takes every DB and column
 family option from the file and ignores the flags that would have set them
 (mmap_read, prefix_size, write_buffer_size, compaction_style, ...), while its
 test logic still reads some of those flags (prefix_size for prefix scans,
@@ -8,8 +8,8 @@ use_merge, ...).
 Writing the file from the same flags keeps the two in agreement, so the
 randomised flags of db_crashtest.py still vary the DB as they would with
 BlockBasedTable. Mirrors InitializeOptionsFromFlags() in
-db_stress_tool/db_stress_test_base.cc of 7.8.3 and 9.10, for every option an
-OPTIONS file can express.
+db_stress_tool/db_stress_test_base.cc of 7.8.3, 9.10, 10.10 and 11.8, for
+every option an OPTIONS file can express.
 """
 import json
 import os
@@ -52,9 +52,10 @@ def _ask_flag_defaults(db_stress):
     out = subprocess.run([db_stress, "--helpfull"], capture_output=True,
                          text=True).stdout
     defaults = {}
-    # gflags wraps an entry over lines: "-name (text) type: T default: V".
-    for entry in re.split(r"\n\s+-(?=\w+ \()", out):
-        m = re.match(r"(\w+) \(.*?type: (\w+)\s+default: (\"[^\"]*\"|\S+)",
+    # gflags wraps an entry over lines: "-name (text) type: T default: V",
+    # breaking right after the name when the text's first word is long.
+    for entry in re.split(r"\n\s+-(?=\w+\s+\()", out):
+        m = re.match(r"(\w+)\s+\(.*?type: (\w+)\s+default: (\"[^\"]*\"|\S+)",
                      entry, re.S)
         if m:
             value = m.group(3)
@@ -82,18 +83,21 @@ def _b(v):
 
 def _options(flags, spec):
     """{option: value} for spec's entries (option, flags read, value from
-    them, newer). An entry marked newer reads flags that only later RocksDB
-    releases have: without them the option keeps RocksDB's default. Any
-    other missing flag is an error, so a misspelled name cannot hide."""
+    them, optional). An optional entry follows its flags where the release
+    has them (see _newer, _older): without them the option keeps RocksDB's
+    default. Any other missing flag is an error, so a misspelled name cannot
+    hide. Later entries win, so an optional entry can refine an earlier one."""
     out = {}
-    for option, names, value, newer in spec:
+    for option, names, value, optional in spec:
         missing = [k for k in names if k not in flags]
-        if missing and newer:
+        if missing and optional:
             continue
         if missing:
             raise RuntimeError("db_stress has no flag --%s (for option %s)" %
                                (missing[0], option))
-        out[option] = value(*(flags[k] for k in names))
+        v = value(*(flags[k] for k in names))
+        if v is not None:  # None: RocksDB's default, as db_stress leaves it
+            out[option] = v
     return out
 
 
@@ -109,8 +113,13 @@ def _boolean(option, name):
     return (option, (name,), _b, False)
 
 
-def _newer(entry):
+def _optional(entry):
     return entry[:3] + (True,)
+
+
+# Flags only later releases have, and flags later releases removed: both
+# optional, named apart so that each entry says which way it goes.
+_newer = _older = _optional
 
 
 def _int(v):
@@ -120,7 +129,8 @@ def _int(v):
 def options_file_text(flags, table_options=TABLE_OPTIONS,
                       memtable_options=MEMTABLE_OPTIONS):
     """flags: every db_stress flag (defaults overlaid with the given ones)."""
-    same, flag, boolean, newer = _same, _flag, _boolean, _newer
+    same, flag, boolean, newer, older = (_same, _flag, _boolean, _newer,
+                                         _older)
     db = _options(flags, [
         same("db_write_buffer_size"),
         same("max_background_compactions"),
@@ -157,7 +167,9 @@ def options_file_text(flags, table_options=TABLE_OPTIONS,
         boolean("verify_sst_unique_id_in_manifest",
                 "verify_sst_unique_id_in_manifest"),
         boolean("best_efforts_recovery", "best_efforts_recovery"),
-        boolean("fail_if_options_file_error", "fail_if_options_file_error"),
+        # Removed from RocksDB in 10.0 (the behaviour is now always on).
+        older(boolean("fail_if_options_file_error",
+                      "fail_if_options_file_error")),
         boolean("allow_data_in_errors", "allow_data_in_errors"),
         ("wal_compression", ("wal_compression",), _COMPRESSION.__getitem__,
          False),
@@ -178,9 +190,30 @@ def options_file_text(flags, table_options=TABLE_OPTIONS,
         newer(same("stats_history_buffer_size")),
         newer(boolean("skip_stats_update_on_db_open",
                       "skip_stats_update_on_db_open")),
+        # 11.x: db_stress turns skip_stats_update_on_db_open on for
+        # open_files_async, which needs it.
+        newer(("skip_stats_update_on_db_open",
+               ("skip_stats_update_on_db_open", "open_files_async"),
+               lambda skip, open_async: _b(_b(skip) == "true" or
+                                           _b(open_async) == "true"),
+               False)),
+        newer(boolean("open_files_async", "open_files_async")),
+        newer(boolean("async_wal_precreate", "async_wal_precreate")),
         newer(boolean("enable_thread_tracking", "enable_thread_tracking")),
         newer(same("manifest_preallocation_size")),
         newer(same("max_total_wal_size")),
+        newer(boolean("use_direct_io_for_compaction_reads",
+                      "use_direct_io_for_compaction_reads")),
+        newer(same("max_manifest_space_amp_pct")),
+        newer(boolean("verify_manifest_content_on_close",
+                      "verify_manifest_content_on_close")),
+        newer(boolean("optimize_manifest_for_recovery",
+                      "optimize_manifest_for_recovery")),
+        newer(boolean("reuse_manifest_on_open", "reuse_manifest_on_open")),
+        newer(boolean("enforce_write_buffer_manager_during_recovery",
+                      "enforce_write_buffer_manager_during_recovery")),
+        newer(boolean("fast_sst_open", "fast_sst_open")),
+        newer(same("max_compaction_trigger_wakeup_seconds")),
     ])
     universal = ";".join("%s=%s" % kv for kv in _options(flags, [
         flag("size_ratio", "universal_size_ratio"),
@@ -189,6 +222,25 @@ def options_file_text(flags, table_options=TABLE_OPTIONS,
         flag("max_size_amplification_percent",
              "universal_max_size_amplification_percent"),
         newer(flag("max_read_amp", "universal_max_read_amp")),
+        newer(boolean("reduce_file_locking", "universal_reduce_file_locking")),
+    ]).items())
+    # db_stress sets these for FIFO compaction only.
+    fifo_mb = lambda style, mb: (str(_int(mb) << 20) if _int(style) == 2
+                                 and _int(mb) > 0 else None)
+    fifo = ";".join("%s=%s" % kv for kv in _options(flags, [
+        newer(("allow_compaction",
+               ("compaction_style", "fifo_allow_compaction"),
+               lambda style, allow: _b(_int(style) == 2 and
+                                       _b(allow) == "true"), False)),
+        newer(("max_data_files_size",
+               ("compaction_style", "fifo_compaction_max_data_files_size_mb"),
+               fifo_mb, False)),
+        newer(("max_table_files_size",
+               ("compaction_style", "fifo_compaction_max_table_files_size_mb"),
+               fifo_mb, False)),
+        newer(("use_kv_ratio_compaction",
+               ("compaction_style", "fifo_compaction_use_kv_ratio_compaction"),
+               lambda style, v: _b(v) if _int(style) == 2 else None, False)),
     ]).items())
     memtable = "striped_hash"
     if memtable_options:
@@ -205,21 +257,21 @@ def options_file_text(flags, table_options=TABLE_OPTIONS,
         "bottommost_compression": "kDisableCompressionOption",
         "compaction_options_universal": "{%s;}" % universal,
     }
+    if fifo:
+        cf["compaction_options_fifo"] = "{%s;}" % fifo
     cf.update(_options(flags, [
         same("write_buffer_size"),
         same("max_write_buffer_number"),
         same("min_write_buffer_number_to_merge"),
-        same("max_write_buffer_number_to_maintain"),
+        # Removed from RocksDB in 10.0 (max_write_buffer_size_to_maintain
+        # replaced it).
+        older(same("max_write_buffer_number_to_maintain")),
         same("max_write_buffer_size_to_maintain"),
         same("memtable_prefix_bloom_size_ratio"),
         boolean("memtable_whole_key_filtering", "memtable_whole_key_filtering"),
         boolean("disable_auto_compactions", "disable_auto_compactions"),
         ("compaction_style", ("compaction_style",),
          lambda v: _COMPACTION_STYLE[_int(v)], False),
-        newer(("compaction_options_fifo",
-               ("compaction_style", "fifo_allow_compaction"),
-               lambda style, allow: "{allow_compaction=%s;}" % _b(
-                   _int(style) == 2 and _b(allow) == "true"), False)),
         ("compaction_pri", ("compaction_pri",),
          lambda v: _COMPACTION_PRI[_int(v)], False),
         same("num_levels"),
@@ -245,6 +297,18 @@ def options_file_text(flags, table_options=TABLE_OPTIONS,
         # Our memtable answers RocksDB 9's checked lookups (key order and
         # checksums verified on the way).
         newer(boolean("paranoid_memory_checks", "paranoid_memory_checks")),
+        # 10.x spells this one so; 11.0 fixed the name of flag and option.
+        _optional(boolean("memtable_veirfy_per_key_checksum_on_seek",
+                          "memtable_veirfy_per_key_checksum_on_seek")),
+        newer(boolean("memtable_verify_per_key_checksum_on_seek",
+                      "memtable_verify_per_key_checksum_on_seek")),
+        # 11.x: MultiGet through our memtable's batched lookup.
+        newer(boolean("memtable_batch_lookup_optimization",
+                      "memtable_batch_lookup_optimization")),
+        newer(same("memtable_op_scan_flush_trigger")),
+        newer(same("min_tombstones_for_range_conversion")),
+        newer(same("read_triggered_compaction_threshold")),
+        newer(same("verify_output_flags")),
         newer(same("memtable_max_range_deletions")),
         newer(same("bottommost_file_compaction_delay")),
         same("experimental_mempurge_threshold"),
@@ -259,8 +323,10 @@ def options_file_text(flags, table_options=TABLE_OPTIONS,
         same("blob_garbage_collection_force_threshold"),
         same("blob_compaction_readahead_size"),
         same("blob_file_starting_level"),
+        newer(boolean("enable_blob_direct_write", "enable_blob_direct_write")),
+        newer(same("blob_direct_write_partitions")),
         # 7.8.3 only: 9.x replaced the flag by the temperatures below.
-        newer(("bottommost_temperature", ("enable_tiered_storage",),
+        older(("bottommost_temperature", ("enable_tiered_storage",),
                lambda v: "kCold" if _b(v) == "true" else "kUnknown", False)),
         newer(same("last_level_temperature")),
         newer(same("default_write_temperature")),
