@@ -58,7 +58,7 @@ FIXED = {
     # The batched mode turns delete ranges and ingestion off and checks less;
     # the default mode checks every key against its expected state.
     "test_batches_snapshots": 0,
-    # RocksDB (7.8.3 and 9.x) implements TTL and periodic compaction for
+    # RocksDB (7.8.3 to 11.x) implements TTL and periodic compaction for
     # BlockBasedTable only and refuses to open a DB with another table.
     "compaction_ttl": 0,
     "periodic_compaction_seconds": 0,
