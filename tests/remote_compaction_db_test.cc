@@ -635,6 +635,8 @@ TEST_P(RemoteCompactionTest, ResumptionWorksOrFailsClearly) {
   // There was something to resume from.
   EXPECT_GE(service->progress_files, 1);
   EXPECT_GE(service->output_files_kept, 1);
+  // Which way it went, in the test's XML report (--gtest_output=xml).
+  RecordProperty("resumed", service->resumed.ToString());
   if (!service->resumed.ok()) {
     EXPECT_TRUE(service->resumed.IsCorruption()) << service->resumed.ToString();
     EXPECT_NE(service->resumed.ToString().find("Bad table magic number"),
