@@ -83,6 +83,16 @@ char* InsertAndKeep(RepHarness* h, const Entry& entry) {
   return buf;
 }
 
+// Two versions of "apple" (9 and 5); a stray write then turns the older
+// version's key into another key.
+void InsertDamagedChain(RepHarness* h) {
+  ASSERT_TRUE(h->Insert({"apple", 9, kTypeValue, "new"}));
+  char* older = InsertAndKeep(h, {"apple", 5, kTypeValue, "old"});
+  char* user_key = strstr(older, "apple");
+  ASSERT_NE(user_key, nullptr);
+  user_key[0] = 'b';
+}
+
 std::vector<Entry> GetChecked(RepHarness* h, const std::string& user_key,
                               SequenceNumber seq, bool allow_data,
                               Status* status,
@@ -171,12 +181,7 @@ TEST(StripedHashValidationTest, CheckedMovesWalkLikePlainMoves) {
 
 TEST(StripedHashValidationTest, DamagedVersionChainIsCorruption) {
   RepHarness h;
-  ASSERT_TRUE(h.Insert({"apple", 9, kTypeValue, "new"}));
-  char* older = InsertAndKeep(&h, {"apple", 5, kTypeValue, "old"});
-  // A stray write turns the older version's key into another key.
-  char* user_key = strstr(older, "apple");
-  ASSERT_NE(user_key, nullptr);
-  user_key[0] = 'b';
+  ASSERT_NO_FATAL_FAILURE(InsertDamagedChain(&h));
 
   Status s;
   GetChecked(&h, "apple", 100, /*allow_data=*/false, &s);
@@ -445,11 +450,7 @@ TEST(StripedHashValidationTest, CheckedMultiGetStopsAtTheFirstFailure) {
 // Get does, which trusts the chain.
 TEST(StripedHashValidationTest, CheckedMultiGetFindsADamagedChain) {
   RepHarness h;
-  ASSERT_TRUE(h.Insert({"apple", 9, kTypeValue, "new"}));
-  char* older = InsertAndKeep(&h, {"apple", 5, kTypeValue, "old"});
-  char* user_key = strstr(older, "apple");
-  ASSERT_NE(user_key, nullptr);
-  user_key[0] = 'b';
+  ASSERT_NO_FATAL_FAILURE(InsertDamagedChain(&h));
   const std::vector<RepHarness::Lookup> batch = {{"apple", 100}};
 
   Status s;
