@@ -18,6 +18,12 @@
 #                       outside the clone; prints the folder holding the tools
 #   ./setup.sh intree-bin-dir [version]
 #                       only print that folder (builds nothing)
+#   ./setup.sh rocksdb-tests [version]
+#                       RocksDB's own unit tests (debug build, harness
+#                       patched) with our table, memtable and Env against a
+#                       baseline without them, then its crash test from the
+#                       debug build (kill points, fault injection) and an
+#                       ASan build (default version 11.8.1; tests/rocksdb)
 #
 # RocksDB's source for an in-tree build, the first found (intree_source):
 # the cached tree; --source PATH (a release tarball .tar.gz or an unpacked
@@ -48,6 +54,13 @@ intree_tools=(db_bench ldb sst_dump db_stress)
 # table/unique_id.cc under -Werror with a false -Wrestrict in std::string.
 intree_make_args=(DEBUG_LEVEL=0 PORTABLE=1 "OPTIMIZE_LEVEL=-O2 -g1"
   DISABLE_WARNING_AS_ERROR=1 ROCKSDB_PLUGINS=cuckoo)
+# RocksDB's unit tests and crash test with our parts (./setup.sh
+# rocksdb-tests): a debug build (asserts, sync points, kill points, fault
+# injection) in a tree of its own whose test harness is patched
+# (tests/rocksdb/patch_test_tree.py), and an ASan build of db_stress.
+debug_make_args=(DEBUG_LEVEL=1 LIB_MODE=static PORTABLE=1 "OPTIMIZE_LEVEL=-O2 -g1"
+  DISABLE_WARNING_AS_ERROR=1 ROCKSDB_PLUGINS=cuckoo)
+asan_make_args=("${debug_make_args[@]}" COMPILE_WITH_ASAN=1)
 # The RocksDB release `./setup.sh test` builds in-tree (CI time allows one
 # cold RocksDB build): the newest we support, from the release tarballs in
 # $rocksdb_deps. 7.8.3 is covered there in system mode; the other in-tree
@@ -164,12 +177,12 @@ unpack_tarball() {
   fi
 }
 
-# Puts RocksDB $1's source at intree_dir, once (the sources are listed at
+# Puts RocksDB $1's source at $2 (default intree_dir), once (the sources are listed at
 # the top of this file). A cached tree is taken as it is: its marker
 # .rocksdb_cuckoo_source (one line: where it came from) says setup.sh made it.
 intree_source() {
-  local version=$1 dir tmp installed tarball sums expected actual known
-  dir=$(intree_dir "$version")
+  local version=$1 dir=${2:-$(intree_dir "$1")} tmp installed tarball sums
+  local expected actual known
   if [ -f "$dir/.rocksdb_cuckoo_source" ]; then
     if [ -n "$intree_user_source" ]; then
       echo "setup: --source ignored: $dir already holds RocksDB $version" \
@@ -255,43 +268,50 @@ MSG
 }
 
 # Builds RocksDB $1's release configuration with ROCKSDB_PLUGINS=cuckoo
-# (intree_make_args). Re-running
-# rebuilds only what changed: install_in_tree.sh rewrites only files whose
-# content differs.
+# (intree_make_args) at intree_dir.
 build_intree() {
-  local version=${1:-$intree_default_version} dir lock t start
-  dir=$(intree_dir "$version")
+  local version=${1:-$intree_default_version}
+  build_tree "$version" "$(intree_dir "$version")" intree_make_args \
+    static_lib "${intree_tools[@]}"
+}
+
+# Builds RocksDB $1 in folder $2 (its source put there once) with the make
+# arguments in the array named $3, goals ${@:4}, the plugin in-tree.
+# Re-running rebuilds only what changed: install_in_tree.sh rewrites only
+# files whose content differs.
+build_tree() {
+  local version=$1 dir=$2 goals=("${@:4}") lock t start
+  local -n make_args=$3
   mkdir -p "$cache_root"
   # One build per tree at a time (two clones may share the cache).
   exec {lock}>"$dir.lock"
   flock "$lock"
-  intree_source "$version"
+  intree_source "$version" "$dir"
   "$top/plugin/install_in_tree.sh" "$dir" >/dev/null
   # Objects do not depend on the make variables: start over when they change.
   local stamp="$dir/.rocksdb_cuckoo_make_args"
-  if [ -f "$stamp" ] && [ "$(cat "$stamp")" != "${intree_make_args[*]}" ]; then
-    echo "setup: in-tree make arguments changed; rebuilding everything"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" != "${make_args[*]}" ]; then
+    echo "setup: make arguments of $dir changed; rebuilding everything"
     (cd "$dir" && make clean >/dev/null 2>&1) || true
   fi
-  echo "${intree_make_args[*]}" >"$stamp"
-  echo "setup: building in-tree RocksDB $version (log: $dir/make.log)"
+  echo "${make_args[*]}" >"$stamp"
+  echo "setup: building RocksDB $version in $dir (log: $dir/make.log)"
   start=$SECONDS
   if ! (cd "$dir" && env -u USE_RTTI -u LIB_MODE -u EXTRA_CXXFLAGS \
-      make -j "$jobs" "${intree_make_args[@]}" \
-      static_lib "${intree_tools[@]}") >"$dir/make.log" 2>&1; then
+      make -j "$jobs" "${make_args[@]}" "${goals[@]}") >"$dir/make.log" 2>&1; then
     tail -n 40 "$dir/make.log" >&2
-    echo "setup: in-tree build failed; see $dir/make.log" >&2
+    echo "setup: build failed; see $dir/make.log" >&2
     return 1
   fi
-  for t in "${intree_tools[@]}"; do
+  for t in "${goals[@]}"; do
+    [ -x "$dir/$t" ] || continue
     if ldd "$dir/$t" | grep -q 'librocksdb\.so'; then
       echo "setup: $dir/$t loads a shared librocksdb:" >&2
       ldd "$dir/$t" | grep librocksdb >&2
       return 1
     fi
   done
-  echo "setup: in-tree RocksDB $version built in $((SECONDS - start))s;" \
-    "tools in $(intree_bin_dir "$version")"
+  echo "setup: RocksDB $version built in $((SECONDS - start))s in $dir"
   exec {lock}>&-
 }
 
@@ -335,9 +355,35 @@ test_intree() {
   (cd "$top/build-intree-test-$version" && ctest --output-on-failure)
 }
 
+# RocksDB $1's own unit tests over our table, memtable and Env, against a
+# baseline without them, then its crash test (whitebox, blackbox, fault
+# injection) from the debug build and from an ASan build (tests/rocksdb).
+rocksdb_tests() {
+  local version=${1:-$ci_intree_version} debug asan status=0
+  local binaries
+  debug="$cache_root/rocksdb-$version-debug"
+  asan="$cache_root/rocksdb-$version-asan"
+  intree_source "$version" "$debug"
+  read -r -a binaries <<<"$(python3 "$top/tests/rocksdb/run_unit_tests.py" \
+    --tree "$debug" --list-binaries)"
+  python3 "$top/tests/rocksdb/patch_test_tree.py" "$debug"
+  build_tree "$version" "$debug" debug_make_args db_stress "${binaries[@]}"
+  echo "== RocksDB $version's unit tests: baseline, then our table, memtable, Env =="
+  python3 "$top/tests/rocksdb/run_unit_tests.py" --tree "$debug" \
+    --jobs "$jobs" || status=1
+  echo "== db_stress and db_crashtest.py, RocksDB $version debug build =="
+  python3 "$top/tests/stress/run_stress.py" --short --bin_dir "$debug" || status=1
+  echo "== db_stress and db_crashtest.py, RocksDB $version ASan build =="
+  build_tree "$version" "$asan" asan_make_args db_stress
+  python3 "$top/tests/stress/run_stress.py" --short --bin_dir "$asan" \
+    --mode=blackbox || status=1
+  return $status
+}
+
 usage() {
   echo "usage: $0 [main|test|tsan|test-intree <version> [--source PATH]|" >&2
-  echo "         intree [version] [--source PATH]|intree-bin-dir [version]]" >&2
+  echo "         intree [version] [--source PATH]|intree-bin-dir [version]|" >&2
+  echo "         rocksdb-tests [version]]" >&2
   exit 2
 }
 
@@ -359,6 +405,7 @@ case "${1:-}" in
     set -- "$command" "$version"
     ;;
   ""|main|test|tsan) ;;
+  rocksdb-tests) [ $# -le 2 ] || usage ;;
   *) usage ;;  # before any install or build
 esac
 
@@ -366,6 +413,10 @@ install_packages
 if [ "${1:-}" = intree ]; then
   build_intree "${2:-}"   # fetches RocksDB's source only when not cached
   exit 0
+fi
+if [ "${1:-}" = rocksdb-tests ]; then
+  rocksdb_tests "${2:-}"
+  exit $?
 fi
 if [ "${1:-}" = test ]; then warn_if_low_disk; fi
 fetch_rocksdb_source

@@ -13,9 +13,12 @@ memtable_factory=striped_hash, merge_operator=put) and adds
 Modes: nocrash (one db_stress run with --reopen, no kills; --mmap_read picks
 the read path, both by default), blackbox (db_crashtest.py kills db_stress
 every --interval seconds; each restart verifies every key), whitebox
-(db_crashtest.py whitebox: in a release build its kill points are compiled
-out, so it runs db_stress to the end, reopening 20 times, under level,
-universal and FIFO compaction in turn). Exits non-zero if any run fails;
+(db_crashtest.py whitebox: db_stress kills itself at random kill points in
+RocksDB's write, flush and compaction paths, then runs to the end, reopening
+20 times, under level, universal and FIFO compaction in turn; in a release
+build the kill points are compiled out). With a debug build of RocksDB
+(./setup.sh rocksdb-tests) the crash tests also inject read, write and
+metadata faults. Exits non-zero if any run fails;
 keeps the work folder of a failed run (--work, default a temporary one).
 """
 import argparse
@@ -43,11 +46,6 @@ FIXED = {
     # Asks for rocksdb.block-cache-* properties, which only BlockBasedTable
     # answers; with any other table the call fails and db_stress counts an error.
     "get_property_one_in": 0,
-    # Inject I/O errors through sync points, compiled out of release builds
-    # (RocksDB 9's db_stress refuses them there; 7.8.3 has only the first).
-    "read_fault_one_in": 0,
-    "metadata_read_fault_one_in": 0,
-    "metadata_write_fault_one_in": 0,
     # Our table refuses user-defined timestamps at DB open (hashes user keys
     # as bytes; no timestamp-aware lookup), so every run would fail to open.
     "user_timestamp_size": 0,
@@ -77,6 +75,15 @@ FIXED = {
     # the family's tables: what a table reads in the background must not
     # use them (our loader once did), and reopens under load check that.
     "statistics": 1,
+}
+
+# And with a release build: fault injection works through sync points,
+# compiled out there (RocksDB 9's db_stress refuses the flags; 7.8.3 has only
+# the first). A debug build (DEBUG_LEVEL=1) leaves them to db_crashtest.py.
+FIXED_RELEASE = {
+    "read_fault_one_in": 0,
+    "metadata_read_fault_one_in": 0,
+    "metadata_write_fault_one_in": 0,
 }
 
 # And with RocksDB 7:
@@ -166,7 +173,20 @@ def rocksdb_major(tree):
 
 
 def fixed_flags(args):
-    return dict(FIXED, **(FIXED_9 if args.major >= 9 else FIXED_7))
+    flags = dict(FIXED, **(FIXED_9 if args.major >= 9 else FIXED_7))
+    if not args.debug_build:
+        flags.update(FIXED_RELEASE)
+    return flags
+
+
+def is_debug_build(tree):
+    """Whether setup.sh built the tree with asserts and sync points on (its
+    make arguments are kept beside the tree)."""
+    try:
+        with open(os.path.join(tree, ".rocksdb_cuckoo_make_args")) as f:
+            return "DEBUG_LEVEL=1" in f.read().split()
+    except OSError:
+        return False
 
 
 # Flags above that only some supported RocksDB releases have.
@@ -198,9 +218,9 @@ def env_for(args, work):
     env["CUCKOO_DB_STRESS"] = os.path.join(args.bin_dir, "db_stress")
     env["CUCKOO_STRESS_WORK"] = work
     env["TEST_TMPDIR"] = work
-    # Release build: db_crashtest.py then turns read faults and mocked direct
-    # IO off (both need a debug build).
-    env["DEBUG_LEVEL"] = "0"
+    # db_crashtest.py turns read faults and mocked direct IO off in a release
+    # build (both need sync points).
+    env["DEBUG_LEVEL"] = "1" if args.debug_build else "0"
     if args.preload:
         env["LD_PRELOAD"] = args.preload
     if args.table_options is not None:
@@ -382,7 +402,7 @@ def run_crashtest(args, sizes, work, kind):
     own = {"duration": args.duration}
     if kind == "blackbox":
         own["interval"] = args.interval
-    else:
+    elif not args.debug_build:
         # Release build: no kill point fires, so the first (kill) runs go to
         # 100 x ops_per_thread; keep them to a fraction of the duration. Its
         # FIFO runs get a fifth, which must stay above its 20 reopens.
@@ -399,6 +419,9 @@ def run_crashtest(args, sizes, work, kind):
     # 11.x stops db_stress with SIGTERM first ("TERMINATED pid") and kills
     # it only if that fails ("KILLED pid ..."); 7.x and 9.x print "KILLED pid".
     kills = len(re.findall(r"^(?:KILLED|TERMINATED) \d+", text, re.M))
+    # Whitebox in a debug build: db_stress kills itself at a kill point
+    # (db_crashtest.py prints the negative exit status).
+    kills += len(re.findall(r"kill option=\d+, exitcode=-\d+", text))
     ok = rc == 0
     result = "ok" if ok else "FAILED (exit %s)" % rc
     summary = ("%s: %s, %.0f s, %d db_stress runs (%d killed by the test, %d "
@@ -475,11 +498,13 @@ def main():
             return 2
 
     args.major = rocksdb_major(args.bin_dir)
+    args.debug_build = is_debug_build(args.bin_dir)
     work = args.work or tempfile.mkdtemp(prefix="cuckoo-stress-")
     os.makedirs(work, exist_ok=True)
     args.known_flags = set(stress_options.flag_defaults(
         os.path.join(args.bin_dir, "db_stress"), work))
-    log("work folder %s, seed %d" % (work, args.seed))
+    log("work folder %s, seed %d, %s build" % (
+        work, args.seed, "debug" if args.debug_build else "release"))
     results = []
     if args.mode in ("all", "nocrash"):
         for mmap in ([args.mmap_read] if args.mmap_read is not None else [0, 1]):
