@@ -434,11 +434,18 @@ CuckooHashTableReader::Probe CuckooHashTableReader::FindUserKey(
     const Slice& user_key, const KeyHash& kh, uint64_t candidate,
     EntryView* entry, bool verify, Status* damage) const {
   // The candidate counts only if its entry, verified, holds this very key.
-  // The full probe covers the rest: absent keys, fingerprint collisions,
-  // the stash, and damage.
-  if (candidate != kNoCandidate &&
-      KeyAt(candidate, user_key, entry, verify, damage) == Match::kSame) {
-    return Probe::kFound;
+  // The full probe covers the rest: absent keys, fingerprint collisions and
+  // the stash. Damage, or a failed read, is answered where it is met.
+  if (candidate == kDamagedCandidate) return Probe::kDamaged;
+  if (candidate != kNoCandidate) {
+    switch (KeyAt(candidate, user_key, entry, verify, damage)) {
+      case Match::kSame:
+        return Probe::kFound;
+      case Match::kDamaged:
+        return Probe::kDamaged;
+      case Match::kOther:
+        break;
+    }
   }
   bool seen = false;
   const uint64_t stride = layout_.bucket_stride();
@@ -535,8 +542,9 @@ Status CuckooHashTableReader::Get(const ReadOptions& read_options,
   EntryView entry;
   Status damage;
   const bool verify = MustVerify(read_options);
+  const uint64_t candidate = Candidate(kh, verify, &damage);
   const Probe probe =
-      FindUserKey(user_key, kh, Candidate(kh, verify), &entry, verify, &damage);
+      FindUserKey(user_key, kh, candidate, &entry, verify, &damage);
   if (statistics_ != nullptr) {
     ProbeCounts counts{};
     counts[static_cast<int>(probe)]++;
@@ -568,6 +576,7 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
   KeyContext* keys[kGroup];
   KeyHash hashes[kGroup];
   uint64_t candidates[kGroup];
+  Status damages[kGroup];
   ProbeCounts counts{};
   auto it = range->begin();
   while (it != range->end()) {
@@ -584,8 +593,9 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
     // Pass 2: fingerprints only (buckets are arriving); start loading the
     // likely entry of each key without waiting for it.
     for (size_t k = 0; k < n; k++) {
-      candidates[k] = Candidate(hashes[k], verify);
-      if (candidates[k] != kNoCandidate) {
+      damages[k] = Status::OK();
+      candidates[k] = Candidate(hashes[k], verify, &damages[k]);
+      if (candidates[k] < kDamagedCandidate) {
         PrefetchKeyOf(data_ + candidates[k]);
       }
     }
@@ -594,7 +604,7 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
       KeyContext& key = *keys[k];
       const Slice user_key = ExtractUserKey(key.ikey);
       EntryView entry;
-      Status damage;
+      Status& damage = damages[k];
       const Probe probe = FindUserKey(user_key, hashes[k], candidates[k],
                                       &entry, verify, &damage);
       counts[static_cast<int>(probe)]++;
@@ -611,27 +621,25 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
   RecordProbes(counts);
 }
 
-uint64_t CuckooHashTableReader::Candidate(const KeyHash& kh,
-                                          bool verify) const {
+uint64_t CuckooHashTableReader::Candidate(const KeyHash& kh, bool verify,
+                                          Status* damage) const {
   // A fixed slot's entry is where its index says: a damaged fingerprint can
   // only lead to another intact entry, whose key then differs. A stored
   // offset is trusted only from a verified bucket: damaged, it could lead
-  // to an older version of this very key. (On damage the full probe, which
-  // checks the bucket again, reports it.) A bucket not loaded yet has no
+  // to an older version of this very key. A bucket not loaded yet has no
   // fingerprints to read at all.
   const bool check = verify && (!layout_.fixed_slots() || loads_chunks_);
   const uint64_t stride = layout_.bucket_stride();
-  Status damage;
   uint64_t bucket = kh.bucket1;
-  if (check && !bucket_chunks_.Check(bucket * stride, stride, &damage)) {
-    return kNoCandidate;
+  if (check && !bucket_chunks_.Check(bucket * stride, stride, damage)) {
+    return kDamagedCandidate;
   }
   const Fingerprints& first = FingerprintsAt(bucket);
   uint32_t matches = first.SlotsWith(kh.fingerprint);
   if (matches == 0 && first.Full()) {
     bucket = kh.bucket2;
-    if (check && !bucket_chunks_.Check(bucket * stride, stride, &damage)) {
-      return kNoCandidate;
+    if (check && !bucket_chunks_.Check(bucket * stride, stride, damage)) {
+      return kDamagedCandidate;
     }
     matches = FingerprintsAt(bucket).SlotsWith(kh.fingerprint);
   }
@@ -699,15 +707,44 @@ InternalIterator* CuckooHashTableReader::NewIterator(
   return new (mem) CuckooHashTableIterator(this, verify);
 }
 
+uint64_t CuckooHashTableReader::EntryBytes(uint64_t index) const {
+  if (layout_.fixed_slots()) return layout_.slot_entry_size;
+  // An estimate: a damaged entry (reported by the reads that need it)
+  // counts for nothing.
+  EntryView entry;
+  if (!EntryAt(index, /*verify=*/true, &entry).ok()) return 0;
+  constexpr uint64_t kHeaderAndTrailer = 2 + 8;
+  return entry.user_key.size() + entry.value.size() + kHeaderAndTrailer;
+}
+
+uint64_t CuckooHashTableReader::BytesBefore(uint64_t index) const {
+  const uint64_t n = layout_.num_entries;
+  if (index >= n) return memory_->size();
+  std::call_once(size_marks_once_, [this, n] {
+    size_marks_.reserve(n / kSizeMarkStride + 1);
+    for (uint64_t i = 0; i < n; i++) {
+      if (i % kSizeMarkStride == 0) size_marks_.push_back(entry_bytes_);
+      entry_bytes_ += EntryBytes(i);
+    }
+  });
+  uint64_t bytes = size_marks_[index / kSizeMarkStride];
+  for (uint64_t i = index - index % kSizeMarkStride; i < index; i++) {
+    bytes += EntryBytes(i);
+  }
+  if (entry_bytes_ == 0) return 0;
+  return static_cast<uint64_t>(static_cast<double>(bytes) / entry_bytes_ *
+                               memory_->size());
+}
+
 uint64_t CuckooHashTableReader::OffsetOf(const Slice& key) {
-  // By position in key order, scaled to the whole file: entry offsets are
-  // not monotonic when the data is in slot order.
+  // By the bytes of the entries before the key in key order, scaled to the
+  // whole file: entry offsets are not monotonic when the data is in slot
+  // order.
   if (layout_.num_entries == 0) return 0;
   // An estimate: damage found on the way only stops the search early.
   uint64_t index;
   LowerBound(key, /*verify=*/true, &index).PermitUncheckedError();
-  return static_cast<uint64_t>(static_cast<double>(index) /
-                               layout_.num_entries * memory_->size());
+  return BytesBefore(index);
 }
 
 Status CuckooHashTableReader::ApproximateKeyAnchors(
@@ -716,17 +753,15 @@ Status CuckooHashTableReader::ApproximateKeyAnchors(
   constexpr uint64_t kAnchors = 128;
   const uint64_t n = layout_.num_entries;
   const uint64_t count = std::min(kAnchors, n);
-  const double bytes_per_entry = static_cast<double>(memory_->size()) / n;
   uint64_t previous = 0;
   EntryView entry;
   for (uint64_t k = 1; k <= count; k++) {
     const uint64_t index = k * n / count;
     const Status s = EntryAt(index - 1, MustVerify(read_options), &entry);
     if (!s.ok()) return s;
-    anchors.emplace_back(
-        entry.user_key,
-        static_cast<size_t>((index - previous) * bytes_per_entry));
-    previous = index;
+    const uint64_t bytes = BytesBefore(index);
+    anchors.emplace_back(entry.user_key, static_cast<size_t>(bytes - previous));
+    previous = bytes;
   }
   return Status::OK();
 }

@@ -10,6 +10,8 @@
 
 #include <array>
 #include <memory>
+#include <mutex>
+#include <vector>
 
 #include "db/dbformat.h"
 #include "db/range_tombstone_fragmenter.h"
@@ -165,9 +167,14 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
                  ROCKSDB_NAMESPACE::Status* damage) const;
   // The offset of the entry whose fingerprint first matches the key's in
   // the bucket that would hold it, whose key is still to be compared;
-  // kNoCandidate if none does, or if `verify` and the bucket is damaged.
+  // kNoCandidate if none does; kDamagedCandidate, with *damage saying why,
+  // if `verify` and a bucket could not be loaded or is damaged. The lookup
+  // then answers that error: reading again might succeed, but a read error
+  // must reach the caller, as it does from RocksDB's own tables.
   static constexpr uint64_t kNoCandidate = UINT64_MAX;
-  uint64_t Candidate(const KeyHash& kh, bool verify) const;
+  static constexpr uint64_t kDamagedCandidate = UINT64_MAX - 1;
+  uint64_t Candidate(const KeyHash& kh, bool verify,
+                     ROCKSDB_NAMESPACE::Status* damage) const;
   // Adds lookups to RocksDB's bloom filter tickers, if statistics are on.
   void RecordProbes(const ProbeCounts& counts) const;
   // Feeds user_key's versions visible at `sequence` to get_context, from
@@ -232,6 +239,12 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   bool MustVerify(const ROCKSDB_NAMESPACE::ReadOptions& read_options) const {
     return read_options.verify_checksums || loads_chunks_;
   }
+  // Bytes of the entries before position `index` in key order, scaled to
+  // the file's size. Entries vary in size (one large value among small
+  // ones), so an estimate by position alone can be off many times over.
+  uint64_t BytesBefore(uint64_t index) const;
+  // The size an entry takes in the file, close enough for estimates.
+  uint64_t EntryBytes(uint64_t index) const;
   KeyHash Hash(const Slice& user_key) const {
     return HashUserKey(user_key, layout_.identity_as_first_hash,
                        layout_.num_buckets, layout_.hash_seed);
@@ -263,6 +276,13 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
       ROCKSDB_NAMESPACE::kDisableGlobalSequenceNumber;
   // File offset of the global seqno property's value; 0: none.
   uint64_t seqno_field_offset_ = 0;
+  // Bytes of the entries before every kSizeMarkStride-th entry in key
+  // order, plus the total; counted on the first size estimate (one pass over
+  // the entries), so that each later one reads at most a stride's entries.
+  static constexpr uint64_t kSizeMarkStride = 64;
+  mutable std::once_flag size_marks_once_;
+  mutable std::vector<uint64_t> size_marks_;
+  mutable uint64_t entry_bytes_ = 0;
   // Fragmented once at open, shared by every tombstone iterator.
   std::shared_ptr<ROCKSDB_NAMESPACE::FragmentedRangeTombstoneList>
       range_tombstones_;

@@ -532,6 +532,46 @@ TEST_P(CuckooHashTableTest, ApproximateOffsetsGrowWithKeys) {
   EXPECT_EQ(anchors.back().user_key, "key00999");
 }
 
+// RocksDB's DBTest.ApproximateSizes_MixOfSmallAndLarge and
+// HiddenValuesAreRemoved: a few large values among many small ones. An
+// estimate by position alone gave a range of 200 small entries ten times
+// their size here.
+TEST_P(CuckooHashTableTest, ApproximateSizesFollowTheBytesOfTheEntries) {
+  auto h = Harness();
+  Entries entries;
+  for (int i = 0; i < 400; i++) {
+    const bool large = i % 100 == 0;  // 4 values of 100 KB
+    entries.emplace_back(InternalKeyOf(NumberedKey(i), 1, kTypeValue),
+                         std::string(large ? 100000 : 10, 'v'));
+  }
+  ASSERT_OK(h->Build(entries));
+  auto* r = h->reader();
+  // 199 small entries (keys 1 to 199 less the large 100th): a few KB.
+  const uint64_t small_range =
+      ApproximateSize(r, entries[1].first, entries[100].first,
+                      TableReaderCaller::kUserApproximateSize) +
+      ApproximateSize(r, entries[101].first, entries[200].first,
+                      TableReaderCaller::kUserApproximateSize);
+  EXPECT_LT(small_range, 10000u);
+  // One large value: about 100 KB.
+  const uint64_t large_range =
+      ApproximateSize(r, entries[100].first, entries[101].first,
+                      TableReaderCaller::kUserApproximateSize);
+  EXPECT_GT(large_range, 95000u);
+  EXPECT_LT(large_range, 110000u);
+  // Subcompaction anchors weigh the same bytes: the 128 ranges add up to
+  // the file, and those holding a large value carry most of it.
+  std::vector<TableReader::Anchor> anchors;
+  ASSERT_OK(r->ApproximateKeyAnchors(ReadOptions(), anchors));
+  uint64_t total = 0, largest = 0;
+  for (const auto& a : anchors) {
+    total += a.range_size;
+    largest = std::max<uint64_t>(largest, a.range_size);
+  }
+  EXPECT_GT(largest, 95000u);
+  EXPECT_GT(total, 400000u);
+}
+
 TEST_P(CuckooHashTableTest, VerifyChecksumAndReopen) {
   auto h = Harness();
   ASSERT_OK(h->Build({{InternalKeyOf("a", 1, kTypeValue), "1"}}));

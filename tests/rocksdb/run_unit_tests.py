@@ -25,6 +25,7 @@ stopped. Exits 1 when any part has a new failure.
 import argparse
 import concurrent.futures
 import fnmatch
+import hashlib
 import json
 import os
 import re
@@ -143,8 +144,40 @@ def run_one(binary, test, part, timeout, scratch):
     return result
 
 
+# The plugin folders (in-tree copies, plugin/cuckoo/...) whose code a part
+# runs; the others cannot change its results.
+PART_CODE = {
+    "baseline": [],
+    "table": ["table", "util", "cache", "plugin"],
+    "memtable": ["memtable", "util", "cache", "plugin"],
+    "env": ["util", "cache", "plugin"],
+}
+
+
+def code_stamp(tree, name, part):
+    """A hash of the code a binary's results depend on with `part`: the
+    test's source, the patched harness and the plugin folders the part runs
+    (RocksDB's own sources do not change within a tree). Results are reused
+    while it is the same, so fixing the table reruns only the table's."""
+    h = hashlib.sha256()
+    files = [os.path.join(tree, d, name + ".cc") for d in ("db", "env")]
+    files += [os.path.join(tree, "db", "db_test_util.cc")]
+    for folder in PART_CODE[part]:
+        for root, dirs, names in os.walk(
+                os.path.join(tree, "plugin", "cuckoo", folder)):
+            dirs.sort()
+            files += [os.path.join(root, n) for n in sorted(names)
+                      if n.endswith((".h", ".cc"))]
+    for path in files:
+        if os.path.exists(path):
+            h.update(path.encode())
+            with open(path, "rb") as f:
+                h.update(f.read())
+    return h.hexdigest()[:16]
+
+
 def load(path, stamp):
-    """Results of an earlier run of the same binary (same mtime)."""
+    """Results of an earlier run of the same code (code_stamp)."""
     results = {}
     if os.path.exists(path):
         with open(path) as f:
@@ -158,7 +191,7 @@ def load(path, stamp):
 def run_part(args, binary, part, tests, scratch):
     name = os.path.basename(binary)
     path = os.path.join(args.out, "%s.%s.jsonl" % (name, part))
-    stamp = os.path.getmtime(binary)
+    stamp = code_stamp(args.tree, name, part)
     results = load(path, stamp)
     todo = [t for t in tests if t not in results]
     lock = threading.Lock()
@@ -200,6 +233,20 @@ def expected_reason(expected, part, binary, test):
                 fnmatch.fnmatch(test, glob):
             return reason
     return None
+
+
+def excerpt(r):
+    """What says why a test failed: its failure messages, or the stack of a
+    crash (RocksDB prints one on a signal), or the end of its output."""
+    lines = r.get("output", "").splitlines()
+    for i, line in enumerate(lines):
+        if "Received signal" in line:
+            return "\n".join([line] + [l for l in lines[i:] if l.startswith(
+                "#")][:16])
+    if "[ RUN      ]" in r.get("output", ""):
+        body = r["output"].split("[ RUN      ]", 1)[1].split("\n", 1)[-1]
+        return body.split("[  FAILED  ]", 1)[0][-3000:]
+    return "\n".join(lines[-25:])
 
 
 def bad(r):
@@ -310,8 +357,7 @@ def main():
         for part, name, t, r in new_failures:
             print("  %s %s %s: %s" % (part, name, t, r["outcome"]))
         for part, name, t, r in new_failures[:20]:
-            tail = "\n".join(r.get("output", "").splitlines()[-25:])
-            print("\n--- %s %s %s\n%s" % (part, name, t, tail))
+            print("\n--- %s %s %s\n%s" % (part, name, t, excerpt(r)))
     return 1 if new_failures else 0
 
 
