@@ -26,6 +26,11 @@ constexpr int kMaxGrowRounds = 8;
 // Slot ordering keeps the data region in memory until Finish(); beyond this
 // a file is written in key order instead.
 constexpr uint64_t kMaxSlotOrderedBytes = uint64_t{1} << 30;
+// Every empty slot of a slot-ordered file takes an entry's size (a tenth of
+// the slots at load 0.9, more after rounding up the bucket count): for
+// entries larger than this, that waste outweighs the one cache line a
+// lookup saves, so they are written in key order.
+constexpr uint64_t kMaxSlotEntryBytes = 512;
 // The seed is stored in the file, so it can change without a format bump.
 constexpr uint64_t kHashSeed = 0;
 
@@ -198,6 +203,7 @@ void CuckooHashTableBuilder::AddEntry(const Slice& user_key, const Slice& key,
       (!new_user_key ||
        (entry_offsets_.size() > 0 &&
         (entry_size != slot_entry_size_ || key.size() != slot_key_size_)) ||
+       entry_size > kMaxSlotEntryBytes ||
        pending_.size() + entry_size > kMaxSlotOrderedBytes)) {
     StopSlotOrdering();
   }

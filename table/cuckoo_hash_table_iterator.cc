@@ -1,11 +1,14 @@
 #include "table/cuckoo_hash_table_iterator.h"
 
+#include "table/serving_read.h"
+
 namespace rocksdb_cuckoo {
 
 using ROCKSDB_NAMESPACE::Status;
 
 bool CuckooHashTableIterator::FindLowerBound(const Slice& target,
                                              uint64_t* index) {
+  ServingRead serving(read_options_);
   const Status s = reader_->LowerBound(target, verify_, index);
   if (s.ok()) return true;
   valid_ = false;
@@ -29,6 +32,7 @@ void CuckooHashTableIterator::SeekForPrev(const Slice& target) {
 }
 
 void CuckooHashTableIterator::MoveTo(uint64_t index) {
+  ServingRead serving(read_options_);
   index_ = index;
   valid_ = false;
   // Each positioning starts afresh: RocksDB asserts that a valid iterator

@@ -16,8 +16,11 @@ namespace rocksdb_cuckoo {
 class CuckooHashTableIterator : public ROCKSDB_NAMESPACE::InternalIterator {
  public:
   // `verify`: the reader's MustVerify() for the iterator's ReadOptions.
-  CuckooHashTableIterator(const CuckooHashTableReader* reader, bool verify)
+  CuckooHashTableIterator(const CuckooHashTableReader* reader,
+                          const ROCKSDB_NAMESPACE::ReadOptions& read_options,
+                          bool verify)
       : reader_(reader),
+        read_options_(read_options),
         keys_in_file_(reader->keys_as_stored()),
         verify_(verify) {}
 
@@ -45,6 +48,9 @@ class CuckooHashTableIterator : public ROCKSDB_NAMESPACE::InternalIterator {
   bool FindLowerBound(const Slice& target, uint64_t* index);
 
   const CuckooHashTableReader* const reader_;
+  // For the file reads its steps cause (ServingRead): the caller's options
+  // need not outlive the iterator.
+  const ROCKSDB_NAMESPACE::ReadOptions read_options_;
   const bool keys_in_file_;
   const bool verify_;
   std::string key_buffer_;  // the current key, when !keys_in_file_

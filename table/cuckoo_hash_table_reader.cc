@@ -14,6 +14,7 @@
 #include "table/meta_block_check.h"
 #include "table/meta_blocks.h"
 #include "table/multiget_context.h"
+#include "table/serving_read.h"
 #include "table/table_builder.h"
 #include "table/unique_id_impl.h"
 #include "util/checksum.h"
@@ -61,6 +62,7 @@ Status CuckooHashTableReader::Open(
     std::unique_ptr<RandomAccessFileReader>&& file, uint64_t file_size,
     bool load_in_background, std::unique_ptr<TableReader>* reader) {
   const std::string file_name = file->file_name();
+  ServingRead serving(read_options);
   return InFile(OpenFile(read_options, options, std::move(file), file_size,
                          load_in_background, reader),
                 file_name);
@@ -528,6 +530,7 @@ Status CuckooHashTableReader::Get(const ReadOptions& read_options,
                                   const SliceTransform* /*prefix_extractor*/,
                                   bool /*skip_filters*/) {
   if (layout_.num_user_keys == 0) return Status::OK();
+  ServingRead serving(read_options);
   LoadInBackgroundOnFirstLookup();
   if (read_options.read_tier == kBlockCacheTier && StillLoading()) {
     get_context->MarkKeyMayExist();
@@ -561,6 +564,7 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
                                      const SliceTransform* /*prefix_extractor*/,
                                      bool /*skip_filters*/) {
   if (layout_.num_user_keys == 0) return;
+  ServingRead serving(read_options);
   LoadInBackgroundOnFirstLookup();
   if (read_options.read_tier == kBlockCacheTier && StillLoading()) {
     for (auto it = range->begin(); it != range->end(); ++it) {
@@ -702,9 +706,11 @@ InternalIterator* CuckooHashTableReader::NewIterator(
     Arena* arena, bool /*skip_filters*/, TableReaderCaller /*caller*/,
     size_t /*compaction_readahead_size*/, bool /*allow_unprepared_value*/) {
   const bool verify = MustVerify(read_options);
-  if (arena == nullptr) return new CuckooHashTableIterator(this, verify);
+  if (arena == nullptr) {
+    return new CuckooHashTableIterator(this, read_options, verify);
+  }
   void* mem = arena->AllocateAligned(sizeof(CuckooHashTableIterator));
-  return new (mem) CuckooHashTableIterator(this, verify);
+  return new (mem) CuckooHashTableIterator(this, read_options, verify);
 }
 
 uint64_t CuckooHashTableReader::EntryBytes(uint64_t index) const {
@@ -749,6 +755,7 @@ uint64_t CuckooHashTableReader::OffsetOf(const Slice& key) {
 
 Status CuckooHashTableReader::ApproximateKeyAnchors(
     const ReadOptions& read_options, std::vector<Anchor>& anchors) {
+  ServingRead serving(read_options);
   // About 128 evenly spaced user keys, each with the data bytes before it.
   constexpr uint64_t kAnchors = 128;
   const uint64_t n = layout_.num_entries;

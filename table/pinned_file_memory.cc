@@ -9,6 +9,7 @@
 #include <string>
 
 #include "file/random_access_file_reader.h"
+#include "table/serving_read.h"
 #include "table/table_reader_compat.h"
 #include "util/cpu_topology.h"
 #include "util/huge_pages.h"
@@ -131,8 +132,8 @@ Status PinnedFileMemory::LoadFrom(RandomAccessFileReader* file, uint64_t offset,
   if (offset > size_ || size > size_ - offset) return Truncated(offset, size);
   MarkLoadable(buffer_ + offset, size);
   Slice contents;
-  IOStatus s = ReadFileRange(file, ROCKSDB_NAMESPACE::ReadOptions(), offset,
-                             size, &contents, buffer_ + offset);
+  IOStatus s = ReadFileRange(file, ServingRead::Current(), offset, size,
+                             &contents, buffer_ + offset);
   if (!s.ok()) return std::move(s);
   if (contents.size() != size) return Truncated(offset, size);
   if (contents.data() != buffer_ + offset) {

@@ -13,6 +13,7 @@
 #include "table/block_based/block.h"
 #include "table/get_context.h"
 #include "table/meta_blocks.h"
+#include "table/serving_read.h"
 #include "table/table_reader.h"
 
 #if ROCKSDB_MAJOR < 7 || ROCKSDB_MAJOR == 8 || ROCKSDB_MAJOR > 11
@@ -43,15 +44,18 @@ inline bool IsLegacyBlockBasedMagic(uint64_t magic) {
 class VersionNeutralTableReader : public ROCKSDB_NAMESPACE::TableReader {
  public:
 #if ROCKSDB_MAJOR >= 9
-  uint64_t ApproximateOffsetOf(const ROCKSDB_NAMESPACE::ReadOptions&,
-                               const ROCKSDB_NAMESPACE::Slice& key,
-                               ROCKSDB_NAMESPACE::TableReaderCaller) override {
+  uint64_t ApproximateOffsetOf(
+      const ROCKSDB_NAMESPACE::ReadOptions& read_options,
+      const ROCKSDB_NAMESPACE::Slice& key,
+      ROCKSDB_NAMESPACE::TableReaderCaller) override {
+    ServingRead serving(read_options);
     return OffsetOf(key);
   }
-  uint64_t ApproximateSize(const ROCKSDB_NAMESPACE::ReadOptions&,
+  uint64_t ApproximateSize(const ROCKSDB_NAMESPACE::ReadOptions& read_options,
                            const ROCKSDB_NAMESPACE::Slice& start,
                            const ROCKSDB_NAMESPACE::Slice& end,
                            ROCKSDB_NAMESPACE::TableReaderCaller) override {
+    ServingRead serving(read_options);
     return SizeBetween(start, end);
   }
   // 9.x's level iterator asks files below L0 for their tombstones by
@@ -78,15 +82,17 @@ class VersionNeutralTableReader : public ROCKSDB_NAMESPACE::TableReader {
   // 10.9's compaction output verification may ask for the metadata alone
   // when it reads every entry afterwards anyway.
   ROCKSDB_NAMESPACE::Status VerifyChecksum(
-      const ROCKSDB_NAMESPACE::ReadOptions&,
+      const ROCKSDB_NAMESPACE::ReadOptions& read_options,
       ROCKSDB_NAMESPACE::TableReaderCaller,
       bool meta_blocks_only = false) override {
+    ServingRead serving(read_options);
     return VerifyFile(meta_blocks_only);
   }
 #else
   ROCKSDB_NAMESPACE::Status VerifyChecksum(
-      const ROCKSDB_NAMESPACE::ReadOptions&,
+      const ROCKSDB_NAMESPACE::ReadOptions& read_options,
       ROCKSDB_NAMESPACE::TableReaderCaller) override {
+    ServingRead serving(read_options);
     return VerifyFile(/*metadata_only=*/false);
   }
 #endif

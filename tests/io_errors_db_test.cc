@@ -9,7 +9,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,11 @@ class FaultyFileSystem : public FileSystemWrapper {
   std::atomic<bool> fail_reads{false};
   // The next table file read fails; those after it succeed.
   std::atomic<bool> fail_next_read{false};
+#if ROCKSDB_MAJOR >= 9
+  // What each table file read was for, as its IOOptions say.
+  std::mutex activities_mu;
+  std::vector<Env::IOActivity> activities;
+#endif
   std::atomic<int> failed_writes{0};
   std::atomic<int> failed_reads{0};
 
@@ -122,6 +129,12 @@ class FaultyFileSystem : public FileSystemWrapper {
     IOStatus Read(uint64_t offset, size_t n, const IOOptions& options,
                   Slice* result, char* scratch,
                   IODebugContext* dbg) const override {
+#if ROCKSDB_MAJOR >= 9
+      {
+        std::lock_guard<std::mutex> lock(fs_->activities_mu);
+        fs_->activities.push_back(options.io_activity);
+      }
+#endif
       if (fs_->fail_reads || fs_->fail_next_read.exchange(false)) {
         return Fault();
       }
@@ -329,6 +342,68 @@ TEST_P(IoErrorsTest, AFailedReadIsAnsweredNotReadAgain) {
   }
   EXPECT_GT(io_errors, 0);
 }
+
+#if ROCKSDB_MAJOR >= 9
+// Every file read a lookup causes carries the lookup's options: RocksDB's
+// debug builds assert that a read during a Get says kGet (and during a
+// compaction kCompaction, ...), and the options carry the read's deadline.
+// Ours loaded chunks with default options, which RocksDB's whitebox crash
+// test stopped on at once.
+TEST_P(IoErrorsTest, FileReadsCarryTheActivityOfTheirRead) {
+  if (GetParam() == TableFormat::kCuckooMmap) {
+    GTEST_SKIP() << "mapped files are read as memory, with no read to see";
+  }
+  if (GetParam() == TableFormat::kCuckooPread) {
+    // Only the lookups read: the background loader's reads are its own.
+    CuckooHashTableOptions table_options;
+    table_options.load_in_background = false;
+    options_.table_factory = NewCuckooHashTableFactory(table_options);
+  }
+  ASSERT_OK(db_.Open(options_));
+  Write(0, 3000, "v");
+  ASSERT_OK(db_->Flush(FlushOptions()));
+  db_.Close();
+  const std::vector<std::string> keys = Keys(3000);
+  // Each on a file not read yet but for what opening it read.
+  auto reads_of = [&](const std::function<void()>& lookup) {
+    db_.Close();
+    EXPECT_OK(db_.Open(options_));
+    {
+      std::lock_guard<std::mutex> lock(fs_->activities_mu);
+      fs_->activities.clear();
+    }
+    lookup();
+    std::lock_guard<std::mutex> lock(fs_->activities_mu);
+    return fs_->activities;
+  };
+  const auto get_reads = reads_of([&] {
+    std::string value;
+    EXPECT_OK(db_->Get(ReadOptions(), keys[1234], &value));
+  });
+  ASSERT_FALSE(get_reads.empty());
+  for (const auto a : get_reads) EXPECT_EQ(a, Env::IOActivity::kGet);
+  const auto multiget_reads = reads_of([&] {
+    std::vector<Slice> slices(keys.begin(), keys.begin() + 100);
+    std::vector<PinnableSlice> values(slices.size());
+    std::vector<Status> statuses(slices.size());
+    db_->MultiGet(ReadOptions(), db_->DefaultColumnFamily(), slices.size(),
+                  slices.data(), values.data(), statuses.data());
+    for (const auto& s : statuses) EXPECT_OK(s);
+  });
+  ASSERT_FALSE(multiget_reads.empty());
+  for (const auto a : multiget_reads) EXPECT_EQ(a, Env::IOActivity::kMultiGet);
+  const auto iterator_reads = reads_of([&] {
+    std::unique_ptr<Iterator> it(db_->NewIterator(ReadOptions()));
+    it->Seek(keys[2000]);
+    EXPECT_TRUE(it->Valid());
+    EXPECT_OK(it->status());
+  });
+  ASSERT_FALSE(iterator_reads.empty());
+  for (const auto a : iterator_reads) {
+    EXPECT_EQ(a, Env::IOActivity::kDBIterator);
+  }
+}
+#endif
 
 INSTANTIATE_TEST_SUITE_P(Formats, IoErrorsTest, testing::kTableFormats,
                          testing::TableFormatName);

@@ -63,6 +63,13 @@ class TableHarness {
     return Open();
   }
 
+  uint64_t FileSize() const {
+    uint64_t size = 0;
+    EXPECT_TRUE(
+        ioptions_->fs->GetFileSize(path_, IOOptions(), &size, nullptr).ok());
+    return size;
+  }
+
   Status Open() {
     reader_.reset();
     uint64_t size = 0;
