@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -20,6 +21,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/env.h"
 #include "rocksdb/options.h"
+#include "rocksdb/thread_status.h"
 #include "rocksdb/utilities/object_registry.h"
 #include "rocksdb/version.h"
 #include "table/cuckoo_hash_table.h"
@@ -132,6 +134,39 @@ TEST_F(AsyncExecutorEnvDbTest, OpenWriteFlushCompactCloseCycles) {
   const PoolStats low = env_->executor().GetPoolStats(Env::LOW);
   EXPECT_GT(high.completed(), 3u) << env_->StatsString();
   EXPECT_GT(low.completed(), 3u) << env_->StatsString();
+}
+
+// RocksDB's DBTest.GetThreadStatus and ThreadStatusFlush: its own pools
+// register their threads with its thread status, so that GetThreadList shows
+// them by pool (and, with enable_thread_tracking, the job each runs). Ours
+// did not, and the list was empty.
+TEST_F(AsyncExecutorEnvDbTest, ThreadListShowsThePoolsThreads) {
+  Options options = SmallBufferOptions();
+  options.enable_thread_tracking = true;
+  DB* raw = nullptr;
+  ASSERT_OK(OpenDB(options, root_ + "/db", &raw));
+  std::unique_ptr<DB> db(raw);
+  env_->SetBackgroundThreads(2, Env::HIGH);
+  env_->SetBackgroundThreads(3, Env::LOW);
+  env_->SetBackgroundThreads(1, Env::BOTTOM);
+  // A thread registers itself once it runs.
+  std::map<ROCKSDB_NAMESPACE::ThreadStatus::ThreadType, int> counts;
+  for (int i = 0; i < 1000; i++) {
+    std::vector<ROCKSDB_NAMESPACE::ThreadStatus> threads;
+    ASSERT_OK(env_->GetThreadList(&threads));
+    counts.clear();
+    for (const auto& t : threads) counts[t.thread_type]++;
+    if (counts[ROCKSDB_NAMESPACE::ThreadStatus::HIGH_PRIORITY] == 2 &&
+        counts[ROCKSDB_NAMESPACE::ThreadStatus::LOW_PRIORITY] == 3 &&
+        counts[ROCKSDB_NAMESPACE::ThreadStatus::BOTTOM_PRIORITY] == 1) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(counts[ROCKSDB_NAMESPACE::ThreadStatus::HIGH_PRIORITY], 2);
+  EXPECT_EQ(counts[ROCKSDB_NAMESPACE::ThreadStatus::LOW_PRIORITY], 3);
+  EXPECT_EQ(counts[ROCKSDB_NAMESPACE::ThreadStatus::BOTTOM_PRIORITY], 1);
+  ASSERT_OK(db->Close());
 }
 
 TEST_F(AsyncExecutorEnvDbTest, SeveralDbsShareTheEnv) {

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "monitoring/thread_status_util.h"
+#include "rocksdb/thread_status.h"
 #include "rocksdb/utilities/options_type.h"
 #include "util/option_checks.h"
 
@@ -56,6 +58,21 @@ const std::unordered_map<std::string, OptionTypeInfo> kOptionTypeInfo = {
       OptionVerificationType::kNormal, OptionTypeFlags::kNone}},
 };
 
+// RocksDB's thread type of the threads of pool i (see PoolNames).
+ROCKSDB_NAMESPACE::ThreadStatus::ThreadType ThreadTypeOf(int pool) {
+  using ROCKSDB_NAMESPACE::ThreadStatus;
+  switch (pool) {
+    case Env::BOTTOM:
+      return ThreadStatus::BOTTOM_PRIORITY;
+    case Env::LOW:
+      return ThreadStatus::LOW_PRIORITY;
+    case Env::HIGH:
+      return ThreadStatus::HIGH_PRIORITY;
+    default:
+      return ThreadStatus::USER;
+  }
+}
+
 // Executor pool i serves Env::Priority i (BOTTOM, LOW, HIGH, USER).
 const std::vector<std::string>& PoolNames() {
   static const std::vector<std::string> names = {"bottom", "low", "high",
@@ -86,7 +103,10 @@ const void* ClientOf(const void* tag) {
 
 AsyncExecutorEnv::AsyncExecutorEnv(Env* target,
                                    const AsyncExecutorEnvOptions& options)
-    : RefusesUnknownOptions(target), options_(options), executor_(PoolNames()) {
+    : RefusesUnknownOptions(target),
+      options_(options),
+      executor_(PoolNames(),
+                [this](int pool) { return ThreadStatusHooks(pool); }) {
   RegisterOptions(&options_, &kOptionTypeInfo);
   ApplyOptions();
 }
@@ -100,6 +120,16 @@ AsyncExecutorEnv::~AsyncExecutorEnv() {
       fclose(f);
     }
   }
+}
+
+ExecutorPool::ThreadHooks AsyncExecutorEnv::ThreadStatusHooks(int pool) {
+  // As RocksDB's own pools do: GetThreadList then shows each thread by its
+  // pool, and the flush or compaction it runs (enable_thread_tracking).
+  const ROCKSDB_NAMESPACE::ThreadStatus::ThreadType type = ThreadTypeOf(pool);
+  return {[this, type] {
+            ROCKSDB_NAMESPACE::ThreadStatusUtil::RegisterThread(this, type);
+          },
+          [] { ROCKSDB_NAMESPACE::ThreadStatusUtil::UnregisterThread(); }};
 }
 
 void AsyncExecutorEnv::ApplyOptions() {

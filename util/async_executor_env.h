@@ -98,6 +98,8 @@ class AsyncExecutorEnv : public RefusesUnknownOptions<SchedulingEnvWrapper> {
 
  private:
   void ApplyOptions();
+  // Registers each thread of pool `pool` with RocksDB's thread status.
+  ExecutorPool::ThreadHooks ThreadStatusHooks(int pool);
 
   AsyncExecutorEnvOptions options_;
   TaskExecutor executor_;

@@ -39,9 +39,11 @@ std::string PoolStats::ToString() const {
          run.ToString() + "]";
 }
 
-ExecutorPool::ExecutorPool(std::string thread_name, AfterRun after_run)
+ExecutorPool::ExecutorPool(std::string thread_name, AfterRun after_run,
+                           ThreadHooks hooks)
     : thread_name_(std::move(thread_name)),
       after_run_(std::move(after_run)),
+      hooks_(std::move(hooks)),
       cpus_(AllowedCpus()),
       counters_(kNumCounters, StripeMode::kCore) {
   CycleClock::NanosPerTick();  // calibrate now, not in a worker's first task
@@ -141,8 +143,17 @@ bool ExecutorPool::StartStarved(Started* started) {
   return false;
 }
 
+ExecutorPool::ThreadScope::ThreadScope(const ExecutorPool* pool) : pool_(pool) {
+  pthread_setname_np(pthread_self(), pool->thread_name_.substr(0, 15).c_str());
+  if (pool->hooks_.on_start) pool->hooks_.on_start();
+}
+
+ExecutorPool::ThreadScope::~ThreadScope() {
+  if (pool_->hooks_.on_exit) pool_->hooks_.on_exit();
+}
+
 void ExecutorPool::HelperMain(Worker* helper) {
-  pthread_setname_np(pthread_self(), thread_name_.substr(0, 15).c_str());
+  ThreadScope scope(this);
   Lock lock(mu_);
   while (!shutdown_) {
     FileInbox();
@@ -290,7 +301,7 @@ void ExecutorPool::FinishBatch(const Started* batch, int n) {
 }
 
 void ExecutorPool::WorkerMain(Worker* worker) {
-  pthread_setname_np(pthread_self(), thread_name_.substr(0, 15).c_str());
+  ThreadScope scope(this);
   Started batch[kMaxBatch];
   Lock lock(mu_);
   for (;;) {

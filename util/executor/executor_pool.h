@@ -66,8 +66,15 @@ class ExecutorPool {
   // task had while running; the worker drops its reference afterwards.
   using AfterRun = std::function<void(ExecutorTask*, uint64_t running_word)>;
 
+  // Run on each thread of the pool as it starts and before it ends.
+  struct ThreadHooks {
+    std::function<void()> on_start;
+    std::function<void()> on_exit;
+  };
+
   // Threads are named `thread_name` (at most 15 characters are kept).
-  ExecutorPool(std::string thread_name, AfterRun after_run);
+  ExecutorPool(std::string thread_name, AfterRun after_run,
+               ThreadHooks hooks = ThreadHooks());
   // Runs what is still queued on the calling thread; call Shutdown first.
   ~ExecutorPool();
 
@@ -200,8 +207,21 @@ class ExecutorPool {
   void HelperMain(Worker* helper);
   bool StartStarved(Started* started);
 
+  // For the life of one of the pool's threads: names it, runs the hooks.
+  class ThreadScope {
+   public:
+    explicit ThreadScope(const ExecutorPool* pool);
+    ~ThreadScope();
+    ThreadScope(const ThreadScope&) = delete;
+    ThreadScope& operator=(const ThreadScope&) = delete;
+
+   private:
+    const ExecutorPool* const pool_;
+  };
+
   const std::string thread_name_;
   const AfterRun after_run_;
+  const ThreadHooks hooks_;
   // CPUs this process may run on, when the pool was made.
   const int cpus_;
 

@@ -4,18 +4,23 @@
 
 namespace rocksdb_cuckoo {
 
-TaskExecutor::TaskExecutor(const std::vector<std::string>& pool_names)
+TaskExecutor::TaskExecutor(
+    const std::vector<std::string>& pool_names,
+    const std::function<ExecutorPool::ThreadHooks(int pool)>& thread_hooks)
     : pool_names_(pool_names),
       timer_([this](ExecutorTask* task) { pools_[task->pool]->Enqueue(task); },
              [this](ExecutorTask* task) {
                RunOnCancel(task);
                task->Unref();
              }) {
-  for (const std::string& name : pool_names_) {
+  for (size_t i = 0; i < pool_names_.size(); i++) {
     pools_.push_back(std::make_unique<ExecutorPool>(
-        "cuckoo-" + name, [this](ExecutorTask* task, uint64_t running_word) {
+        "cuckoo-" + pool_names_[i],
+        [this](ExecutorTask* task, uint64_t running_word) {
           AfterRun(task, running_word);
-        }));
+        },
+        thread_hooks ? thread_hooks(static_cast<int>(i))
+                     : ExecutorPool::ThreadHooks()));
   }
 }
 

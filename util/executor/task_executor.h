@@ -59,9 +59,13 @@ struct TaskOptions {
 
 class TaskExecutor {
  public:
-  // One pool per name; pool i's threads are named "cuckoo-<name>". Pools
-  // start with no threads.
-  explicit TaskExecutor(const std::vector<std::string>& pool_names);
+  // One pool per name; pool i's threads are named "cuckoo-<name>" and run
+  // thread_hooks(i), if given, as they start and end. Pools start with no
+  // threads.
+  explicit TaskExecutor(
+      const std::vector<std::string>& pool_names,
+      const std::function<ExecutorPool::ThreadHooks(int pool)>& thread_hooks =
+          nullptr);
   // Shutdown().
   ~TaskExecutor();
 
