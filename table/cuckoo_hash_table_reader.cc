@@ -728,24 +728,23 @@ uint64_t CuckooHashTableReader::BytesBefore(uint64_t index) const {
   if (index >= n) return memory_->size();
   std::call_once(size_marks_once_, [this, n] {
     size_marks_.reserve(n / kSizeMarkStride + 1);
+    uint64_t bytes = 0;
     for (uint64_t i = 0; i < n; i++) {
-      if (i % kSizeMarkStride == 0) size_marks_.push_back(entry_bytes_);
-      entry_bytes_ += EntryBytes(i);
+      if (i % kSizeMarkStride == 0) size_marks_.push_back(bytes);
+      bytes += EntryBytes(i);
     }
   });
   uint64_t bytes = size_marks_[index / kSizeMarkStride];
   for (uint64_t i = index - index % kSizeMarkStride; i < index; i++) {
     bytes += EntryBytes(i);
   }
-  if (entry_bytes_ == 0) return 0;
-  return static_cast<uint64_t>(static_cast<double>(bytes) / entry_bytes_ *
-                               memory_->size());
+  return bytes;
 }
 
 uint64_t CuckooHashTableReader::OffsetOf(const Slice& key) {
-  // By the bytes of the entries before the key in key order, scaled to the
-  // whole file: entry offsets are not monotonic when the data is in slot
-  // order.
+  // By the bytes of the entries before the key in key order (entry offsets
+  // are not monotonic when the data is in slot order); past the last key,
+  // the whole file.
   if (layout_.num_entries == 0) return 0;
   // An estimate: damage found on the way only stops the search early.
   uint64_t index;

@@ -239,9 +239,11 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   bool MustVerify(const ROCKSDB_NAMESPACE::ReadOptions& read_options) const {
     return read_options.verify_checksums || loads_chunks_;
   }
-  // Bytes of the entries before position `index` in key order, scaled to
-  // the file's size. Entries vary in size (one large value among small
-  // ones), so an estimate by position alone can be off many times over.
+  // Bytes of the entries before position `index` in key order; the file's
+  // size for the end. Entries vary in size (one large value among small
+  // ones), so an estimate by position alone can be off many times over;
+  // and as with BlockBasedTable's data blocks, the file's metadata and hash
+  // index count only at its end, where a small file has most of its bytes.
   uint64_t BytesBefore(uint64_t index) const;
   // The size an entry takes in the file, close enough for estimates.
   uint64_t EntryBytes(uint64_t index) const;
@@ -277,12 +279,11 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   // File offset of the global seqno property's value; 0: none.
   uint64_t seqno_field_offset_ = 0;
   // Bytes of the entries before every kSizeMarkStride-th entry in key
-  // order, plus the total; counted on the first size estimate (one pass over
-  // the entries), so that each later one reads at most a stride's entries.
+  // order; counted on the first size estimate (one pass over the entries),
+  // so that each later one reads at most a stride's entries.
   static constexpr uint64_t kSizeMarkStride = 64;
   mutable std::once_flag size_marks_once_;
   mutable std::vector<uint64_t> size_marks_;
-  mutable uint64_t entry_bytes_ = 0;
   // Fragmented once at open, shared by every tombstone iterator.
   std::shared_ptr<ROCKSDB_NAMESPACE::FragmentedRangeTombstoneList>
       range_tombstones_;

@@ -572,6 +572,25 @@ TEST_P(CuckooHashTableTest, ApproximateSizesFollowTheBytesOfTheEntries) {
   EXPECT_GT(total, 400000u);
 }
 
+// RocksDB's DBTest.HiddenValuesAreRemoved: in a file of a few small entries
+// the metadata is most of the file; as with BlockBasedTable it counts only
+// past the last key, not spread over the entries' estimates.
+TEST_P(CuckooHashTableTest, ASmallFilesMetadataCountsAtItsEnd) {
+  auto h = Harness();
+  Entries entries;
+  for (int i = 0; i < 4; i++) {
+    entries.emplace_back(InternalKeyOf(NumberedKey(i), 1, kTypeValue), "v");
+  }
+  ASSERT_OK(h->Build(entries));
+  EXPECT_LT(ApproximateSize(h->reader(), entries[0].first, entries[3].first,
+                            TableReaderCaller::kUserApproximateSize),
+            100u);
+  EXPECT_EQ(
+      ApproximateOffsetOf(h->reader(), InternalKeyOf("zzz", 1, kTypeValue),
+                          TableReaderCaller::kUserApproximateSize),
+      h->FileSize());
+}
+
 // RocksDB's DBTest.ApproximateSizes: 80 values of 100 KB made a file a fifth
 // larger than its data, as the empty slots of a slot-ordered file each took
 // an entry's size.
