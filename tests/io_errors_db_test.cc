@@ -53,6 +53,14 @@ class FaultyFileSystem : public FileSystemWrapper {
   std::mutex activities_mu;
   std::vector<Env::IOActivity> activities;
 #endif
+  void Record(const IOOptions& options) {
+#if ROCKSDB_MAJOR >= 9
+    std::lock_guard<std::mutex> lock(activities_mu);
+    activities.push_back(options.io_activity);
+#else
+    (void)options;
+#endif
+  }
   std::atomic<int> failed_writes{0};
   std::atomic<int> failed_reads{0};
 
@@ -129,12 +137,7 @@ class FaultyFileSystem : public FileSystemWrapper {
     IOStatus Read(uint64_t offset, size_t n, const IOOptions& options,
                   Slice* result, char* scratch,
                   IODebugContext* dbg) const override {
-#if ROCKSDB_MAJOR >= 9
-      {
-        std::lock_guard<std::mutex> lock(fs_->activities_mu);
-        fs_->activities.push_back(options.io_activity);
-      }
-#endif
+      fs_->Record(options);
       if (fs_->fail_reads || fs_->fail_next_read.exchange(false)) {
         return Fault();
       }
@@ -142,6 +145,7 @@ class FaultyFileSystem : public FileSystemWrapper {
     }
     IOStatus MultiRead(FSReadRequest* reqs, size_t num_reqs,
                        const IOOptions& options, IODebugContext* dbg) override {
+      fs_->Record(options);
       if (fs_->fail_reads) {
         for (size_t i = 0; i < num_reqs; i++) reqs[i].status = Fault();
         return IOStatus::OK();
