@@ -187,6 +187,8 @@ def load(path, stamp):
     if os.path.exists(path):
         with open(path) as f:
             for line in f:
+                if not line.strip():
+                    continue
                 r = json.loads(line)
                 if r.get("stamp") == stamp:
                     results[r["test"]] = r
