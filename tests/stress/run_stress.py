@@ -109,16 +109,20 @@ FIXED_9 = {
     # Drawn one run in ten; the striped_hash memtable refuses it at DB open
     # (NotSupported: it would re-sort the memtable for every update).
     "inplace_update_support": 0,
-    # Inject read errors into db_stress's own read of its --options_file
-    # when it reopens the DB, before it can retry anything: the run ends
-    # ("Unable to load options file ... injected read error").
+}
+
+# Faults injected while the DB reopens, off with RocksDB 9 and 10 and in
+# release builds. Seen with 9.x: a read error injected into db_stress's own
+# read of its --options_file ends the run before it can retry ("Unable to
+# load options file ... injected read error"); a write error injected while
+# the DB reopens can stay until the next close, which then fails ("Non-ok
+# close status: ... injected write error"; 9.11.2's own db_stress with
+# BlockBasedTable, the skip list and the default Env fails the same way).
+# 11.8.1's debug build passed with them (blackbox, 362 s, the 3 of 11 runs
+# that db_crashtest.py left them on), so there it draws them.
+FIXED_OPEN_FAULTS = {
     "open_metadata_read_fault_one_in": 0,
     "open_read_fault_one_in": 0,
-    # A write error injected while the DB reopens can stay until the next
-    # close, which then fails ("Non-ok close status: ... injected write
-    # error"); db_crashtest.py counts that as a failure. RocksDB 9.11.2's
-    # own db_stress with BlockBasedTable, the skip list and the default Env
-    # fails the same way with the same flags.
     "open_write_fault_one_in": 0,
     "open_metadata_write_fault_one_in": 0,
 }
@@ -176,6 +180,8 @@ def fixed_flags(args):
     flags = dict(FIXED, **(FIXED_9 if args.major >= 9 else FIXED_7))
     if not args.debug_build:
         flags.update(FIXED_RELEASE)
+    if args.major >= 9 and (args.major < 11 or not args.debug_build):
+        flags.update(FIXED_OPEN_FAULTS)
     return flags
 
 
