@@ -323,6 +323,33 @@ TEST_P(IngestionTest, DamagedPropertiesAreCorruption) {
   EXPECT_EQ(value, "new");
 }
 
+// RocksDB's ExternalSSTFileBasicTest.IngestFileWithBadBlockChecksum, whose
+// damage goes through BlockBasedTableBuilder: a file of ours damaged before
+// ingestion is refused with Corruption when verify_checksums_before_ingest
+// asks for its checksums, and the DB keeps what it had.
+TEST_P(IngestionTest, DamagedFileIsRefusedWhenVerifiedBeforeIngestion) {
+  ASSERT_OK(db_->Put(WriteOptions(), Key(5), "old"));
+  const std::string file = root_ + "/damaged.sst";
+  ASSERT_NO_FATAL_FAILURE(WriteExternalFile(file, 0, 200, "new"));
+  {
+    std::fstream f(file, std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(100);  // an entry's bytes
+    char c = 0;
+    f.read(&c, 1);
+    f.seekp(100);
+    c = static_cast<char>(c ^ 0x5a);
+    f.write(&c, 1);
+  }
+  IngestExternalFileOptions ifo;
+  ifo.write_global_seqno = write_global_seqno_;
+  ifo.verify_checksums_before_ingest = true;
+  const Status s = db_->IngestExternalFile({file}, ifo);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  std::string value;
+  ASSERT_OK(db_->Get(ReadOptions(), Key(5), &value));
+  EXPECT_EQ(value, "old");
+}
+
 // IngestExternalFiles: several files into two column families in one atomic
 // step, each over data already in the memtable (which ingestion flushes).
 // Every file reads in its column family only, also after a compaction and a
