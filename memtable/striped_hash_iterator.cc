@@ -40,11 +40,11 @@ uint64_t StripedHashIterator::ToOneKey(const char* memtable_key) {
 
 void StripedHashIterator::BeforePositioning() {
   on_one_key_ = false;
-  if (positioned_ || view_ == nullptr) {
-    view_ = source_->Renewed(std::move(view_));
+  std::shared_ptr<const SortedView> view = source_->Renewed(view_);
+  if (view != view_) {
+    view_ = std::move(view);
     span_ = SortedView::Span();
   }
-  positioned_ = true;
 }
 
 HashNode* StripedHashIterator::HeadAt(size_t index) {

@@ -82,9 +82,10 @@ class StripedHashIterator
       bool allow_data_in_errors, const EntryValidator& validate_entry);
 
  private:
-  // Called by every positioning move. The view the iterator was made with
-  // serves the reader that made it; a later positioning may come from a
-  // reader at a newer sequence number, so it takes a renewed view.
+  // Called by every positioning move, the first included: the memtable as
+  // it is now (the same view if nothing was added since). A tailing
+  // iterator (ForwardIterator) or a refreshed one keeps this iterator and
+  // positions it after later writes, and must see them.
   void BeforePositioning();
   // The head at view position `index` (< size), through span_.
   HashNode* HeadAt(size_t index);
@@ -118,7 +119,6 @@ class StripedHashIterator
   HashNode* key_head_ = nullptr;
   std::shared_ptr<const SortedView> view_;
   const KeyComparator& comparator_;
-  bool positioned_ = false;
   size_t index_ = 0;          // view position of node_'s user key
   SortedView::Span span_;     // the view's chunk holding index_
   HashNode* node_ = nullptr;  // current entry; null when invalid

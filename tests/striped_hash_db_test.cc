@@ -227,6 +227,29 @@ TEST_F(StripedHashIteratorReuseTest, TailingIteratorSeesWritesMadeSince) {
   ASSERT_OK(it->status());
 }
 
+// RocksDB's DBTestTailingIterator.TailingIteratorKeepAdding: a tailing
+// iterator made before the writes, whose first positioning comes after
+// them. Ours positioned it first on the view it was made with and missed
+// them.
+TEST_F(StripedHashIteratorReuseTest,
+       TailingIteratorsFirstSeekSeesWritesMadeSince) {
+  ReadOptions tailing;
+  tailing.tailing = true;
+  std::unique_ptr<Iterator> it(db_->NewIterator(tailing));
+  ASSERT_NO_FATAL_FAILURE(WriteAfterIteratorMade());
+  it->Seek("a");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key().ToString() + "=" + it->value().ToString(), "a=new");
+  for (int i = 0; i < 100; i++) {
+    const std::string key = "k" + std::to_string(1000 + i);
+    ASSERT_OK(db_->Put(WriteOptions(), key, "v"));
+    it->Seek(key);
+    ASSERT_TRUE(it->Valid()) << key;
+    EXPECT_EQ(it->key().ToString(), key);
+  }
+  ASSERT_OK(it->status());
+}
+
 // Every iterator positioned after a write renews the memtable's sorted
 // view: one sort, then each write merged into the last view; each iterator
 // sees every key written before it was made.
