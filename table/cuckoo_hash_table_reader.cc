@@ -52,9 +52,13 @@ Status CheckUniqueId(const TableProperties& properties,
 }  // namespace
 
 Status CuckooHashTableReader::InFile(Status s, const std::string& file_name) {
-  if (!s.IsCorruption()) return s;
-  return Status::Corruption(std::string(s.getState()) + " in file " +
-                            file_name);
+  // Only damage names the file: a merge operator's failure (a Corruption
+  // with its own subcode, and often no message) is about the data, and
+  // callers tell it by that subcode.
+  if (!s.IsCorruption() || s.subcode() != Status::kNone) return s;
+  const char* state = s.getState();
+  return Status::Corruption(std::string(state != nullptr ? state : "damaged") +
+                            " in file " + file_name);
 }
 
 Status CuckooHashTableReader::Open(
