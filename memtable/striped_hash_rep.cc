@@ -252,7 +252,6 @@ std::shared_ptr<const SortedView> StripedHashRep::CurrentView() {
     view_ = std::make_shared<const SortedView>(&index_, comparator_, order_);
     stats_->Add(kStatSorts, 1);
   }
-  view_bytes_.store(view_->MemoryUsage(), std::memory_order_relaxed);
   return view_;
 }
 
@@ -310,22 +309,14 @@ void StripedHashRep::UniqueRandomSample(
 }
 
 size_t StripedHashRep::ApproximateMemoryUsage() {
-  if (read_only_.load(std::memory_order_acquire)) return read_only_usage_;
   const size_t index = index_.MemoryUsage();
   const size_t charged = index_charged_.load(std::memory_order_relaxed);
-  return (index > charged ? index - charged : 0) + log_.MemoryUsage() +
-         view_bytes_.load(std::memory_order_relaxed);
-}
-
-void StripedHashRep::MarkReadOnly() {
-  read_only_usage_ = ApproximateMemoryUsage();
-  read_only_.store(true, std::memory_order_release);
+  return index > charged ? index - charged : 0;
 }
 
 void StripedHashRep::MarkFlushed() {
   std::lock_guard<std::mutex> lock(view_mutex_);
   view_.reset();
-  view_bytes_.store(0, std::memory_order_relaxed);
   log_.Stop();
 }
 

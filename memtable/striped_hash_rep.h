@@ -89,12 +89,13 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
   void UniqueRandomSample(const uint64_t num_entries,
                           const uint64_t target_sample_size,
                           std::unordered_set<const char*>* entries) override;
+  // What inserts allocated outside the arena (the index's growth not
+  // charged to it), so it changes only while the memtable takes writes:
+  // RocksDB's immutable memtable list subtracts on release exactly what it
+  // added, and 11.x's MemPurge adds a memtable without marking it read-only.
+  // The sorted view and the insert log, rebuilt for readers at any time
+  // (a flush's iterator among them), are not counted.
   size_t ApproximateMemoryUsage() override;
-
-  // Freezes ApproximateMemoryUsage(): RocksDB's immutable memtable list
-  // subtracts on release exactly what it added, so the value may not grow
-  // once the memtable joins it (the flush's view is built after that).
-  void MarkReadOnly() override;
   // The flushed memtable may live on for readers; the view is rebuilt if
   // one of them iterates.
   void MarkFlushed() override;
@@ -161,9 +162,6 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
   static constexpr size_t kMinLogLimit = 65536;
   std::mutex view_mutex_;
   std::shared_ptr<const SortedView> view_;  // guarded by view_mutex_
-  std::atomic<size_t> view_bytes_{0};
-  std::atomic<bool> read_only_{false};
-  size_t read_only_usage_ = 0;  // written before read_only_ is set
 };
 
 }  // namespace rocksdb_cuckoo

@@ -127,11 +127,6 @@ TEST(StripedHashRepTest, RepositioningSeesEntriesInsertedSince) {
   std::unique_ptr<MemTableRep::Iterator> iter(h.rep()->GetIterator());
   ASSERT_TRUE(h.Insert({"a", 2, kTypeValue, "a2"}));
   ASSERT_TRUE(h.Insert({"b", 3, kTypeValue, "b3"}));
-  iter->SeekToFirst();
-  ASSERT_TRUE(iter->Valid());
-  EXPECT_EQ(DecodeEntry(iter->key()).seq, 1u);
-  iter->Next();
-  EXPECT_FALSE(iter->Valid());
   auto scan = [&] {
     std::vector<SequenceNumber> seqs;
     for (; iter->Valid(); iter->Next()) {
@@ -710,10 +705,11 @@ TEST(StripedHashRepTest, ViewIsReusedUntilTheNextInsert) {
   EXPECT_EQ(h.factory()->GetStats().sorts, 1u);
 
   ASSERT_TRUE(h.Insert({"a", 2, kTypeValue, "2"}));
-  // An iterator made earlier keeps its view; a new one sees the insert.
+  // Positioned after the insert, an iterator made earlier sees it (a
+  // tailing iterator keeps its memtable iterator across writes).
   first->SeekToFirst();
   ASSERT_TRUE(first->Valid());
-  EXPECT_EQ(DecodeEntry(first->key()).user_key, "b");
+  EXPECT_EQ(DecodeEntry(first->key()).user_key, "a");
   std::unique_ptr<MemTableRep::Iterator> third(h.rep()->GetIterator());
   third->SeekToFirst();
   ASSERT_TRUE(third->Valid());
@@ -729,22 +725,25 @@ TEST(StripedHashRepTest, ViewIsReusedUntilTheNextInsert) {
   EXPECT_EQ(h.factory()->GetStats().sorts, 2u);
 }
 
-TEST(StripedHashRepTest, MemoryUsageCountsViewsUntilReadOnly) {
+// RocksDB's immutable memtable list subtracts on release what it added, and
+// asserts it does not go below zero; 11.x's MemPurge adds a memtable without
+// marking it read-only (DBFlushTest.MemPurgeDeleteAndDeleteRange, debug
+// build: "parent_memtable_list_memory_usage_ >= m->ApproximateMemoryUsage()").
+// Views built for readers, a flush's included, must not change the figure.
+TEST(StripedHashRepTest, MemoryUsageChangesOnlyWithInserts) {
   RepHarness h;
   for (int i = 0; i < 1000; ++i) {
     ASSERT_TRUE(h.Insert({"key" + std::to_string(i),
                           static_cast<SequenceNumber>(i + 1), kTypeValue, ""}));
   }
-  const size_t without_view = h.rep()->ApproximateMemoryUsage();
+  const size_t after_inserts = h.rep()->ApproximateMemoryUsage();
   std::unique_ptr<MemTableRep::Iterator> iter(h.rep()->GetIterator());
-  const size_t with_view = h.rep()->ApproximateMemoryUsage();
-  EXPECT_GE(with_view - without_view, 1000 * sizeof(void*));
-  // Once read-only the figure is frozen: RocksDB's immutable list subtracts
-  // what it added, so a flush's view must not raise it.
-  h.rep()->MarkReadOnly();
+  iter->SeekToFirst();
+  EXPECT_EQ(h.rep()->ApproximateMemoryUsage(), after_inserts);
   h.rep()->MarkFlushed();
   std::unique_ptr<MemTableRep::Iterator> flush_iter(h.rep()->GetIterator());
-  EXPECT_EQ(h.rep()->ApproximateMemoryUsage(), with_view);
+  flush_iter->SeekToFirst();
+  EXPECT_EQ(h.rep()->ApproximateMemoryUsage(), after_inserts);
 }
 
 TEST(StripedHashRepTest, NewVersionOfAKeyInTheViewShowsInOlderIterators) {
@@ -753,10 +752,12 @@ TEST(StripedHashRepTest, NewVersionOfAKeyInTheViewShowsInOlderIterators) {
   RepHarness h;
   ASSERT_TRUE(h.Insert({"k", 10, kTypeValue, "10"}));
   std::unique_ptr<MemTableRep::Iterator> iter(h.rep()->GetIterator());
+  iter->SeekToFirst();  // holds head k@10
+  ASSERT_TRUE(iter->Valid());
   ASSERT_TRUE(h.Insert({"k", 20, kTypeValue, "20"}));
   ASSERT_TRUE(h.Insert({"k", 5, kTypeValue, "5"}));
   std::vector<SequenceNumber> seqs;
-  for (iter->SeekToFirst(); iter->Valid(); iter->Next()) {
+  for (; iter->Valid(); iter->Next()) {
     seqs.push_back(DecodeEntry(iter->key()).seq);
   }
   EXPECT_EQ(seqs, (std::vector<SequenceNumber>{10, 5}));
