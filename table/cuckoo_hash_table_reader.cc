@@ -444,14 +444,8 @@ CuckooHashTableReader::Probe CuckooHashTableReader::FindUserKey(
   // the stash. Damage, or a failed read, is answered where it is met.
   if (candidate == kDamagedCandidate) return Probe::kDamaged;
   if (candidate != kNoCandidate) {
-    switch (KeyAt(candidate, user_key, entry, verify, damage)) {
-      case Match::kSame:
-        return Probe::kFound;
-      case Match::kDamaged:
-        return Probe::kDamaged;
-      case Match::kOther:
-        break;
-    }
+    const Match match = KeyAt(candidate, user_key, entry, verify, damage);
+    if (match != Match::kOther) return ProbeOf(match);
   }
   bool seen = false;
   const uint64_t stride = layout_.bucket_stride();
@@ -459,15 +453,9 @@ CuckooHashTableReader::Probe CuckooHashTableReader::FindUserKey(
     if (verify && !bucket_chunks_.Check(b * stride, stride, damage)) {
       return Probe::kDamaged;
     }
-    switch (MatchInBucket(b, kh.fingerprint, user_key, entry, &seen, verify,
-                          damage)) {
-      case Match::kSame:
-        return Probe::kFound;
-      case Match::kDamaged:
-        return Probe::kDamaged;
-      case Match::kOther:
-        break;
-    }
+    const Match match = MatchInBucket(b, kh.fingerprint, user_key, entry, &seen,
+                                      verify, damage);
+    if (match != Match::kOther) return ProbeOf(match);
     // See the invariant in the format header.
     if (!FingerprintsAt(b).Full())
       return seen ? Probe::kFingerprintOnly : Probe::kNoFingerprint;
@@ -478,8 +466,7 @@ CuckooHashTableReader::Probe CuckooHashTableReader::FindUserKey(
     if (static_cast<uint16_t>(slot) != kh.fingerprint) continue;
     seen = true;
     const Match match = KeyAt(slot >> 16, user_key, entry, verify, damage);
-    if (match == Match::kSame) return Probe::kFound;
-    if (match == Match::kDamaged) return Probe::kDamaged;
+    if (match != Match::kOther) return ProbeOf(match);
   }
   return seen ? Probe::kFingerprintOnly : Probe::kNoFingerprint;
 }

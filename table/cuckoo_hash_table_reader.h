@@ -157,6 +157,10 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   enum class Match { kOther, kSame, kDamaged };
   Match KeyAt(uint64_t offset, const Slice& user_key, EntryView* entry,
               bool verify, ROCKSDB_NAMESPACE::Status* damage) const;
+  // The end of a search at a match that is not kOther.
+  static Probe ProbeOf(Match match) {
+    return match == Match::kSame ? Probe::kFound : Probe::kDamaged;
+  }
   Match MatchInBucket(uint64_t bucket, uint16_t fingerprint,
                       const Slice& user_key, EntryView* entry,
                       bool* fingerprint_seen, bool verify,

@@ -196,6 +196,21 @@ class IoErrorsTest : public ::testing::TestWithParam<TableFormat> {
     return keys;
   }
 
+  // Keys [0, 3000) in one table file, the DB closed: for tests of the reads
+  // a lookup makes, so our table's background loader (whose reads are its
+  // own) is off.
+  void WriteOneFileReadByLookupsAlone() {
+    if (GetParam() == TableFormat::kCuckooPread) {
+      CuckooHashTableOptions table_options;
+      table_options.load_in_background = false;
+      options_.table_factory = NewCuckooHashTableFactory(table_options);
+    }
+    ASSERT_OK(db_.Open(options_));
+    Write(0, 3000, "v");
+    ASSERT_OK(db_->Flush(FlushOptions()));
+    db_.Close();
+  }
+
   std::shared_ptr<FaultyFileSystem> fs_;
   std::unique_ptr<Env> env_;
   Options options_;
@@ -294,16 +309,7 @@ TEST_P(IoErrorsTest, AFailedReadIsAnsweredNotReadAgain) {
   if (GetParam() == TableFormat::kCuckooMmap) {
     GTEST_SKIP() << "mapped files are read as memory, with no read to fail";
   }
-  if (GetParam() == TableFormat::kCuckooPread) {
-    // Only the lookups read: a background load could take the failing read.
-    CuckooHashTableOptions table_options;
-    table_options.load_in_background = false;
-    options_.table_factory = NewCuckooHashTableFactory(table_options);
-  }
-  ASSERT_OK(db_.Open(options_));
-  Write(0, 3000, "v");
-  ASSERT_OK(db_->Flush(FlushOptions()));
-  db_.Close();
+  ASSERT_NO_FATAL_FAILURE(WriteOneFileReadByLookupsAlone());
   ASSERT_OK(db_.Open(options_));
   int failed_lookups = 0;
   for (int i = 0; i < 3000; i += 97) {
@@ -357,16 +363,7 @@ TEST_P(IoErrorsTest, FileReadsCarryTheActivityOfTheirRead) {
   if (GetParam() == TableFormat::kCuckooMmap) {
     GTEST_SKIP() << "mapped files are read as memory, with no read to see";
   }
-  if (GetParam() == TableFormat::kCuckooPread) {
-    // Only the lookups read: the background loader's reads are its own.
-    CuckooHashTableOptions table_options;
-    table_options.load_in_background = false;
-    options_.table_factory = NewCuckooHashTableFactory(table_options);
-  }
-  ASSERT_OK(db_.Open(options_));
-  Write(0, 3000, "v");
-  ASSERT_OK(db_->Flush(FlushOptions()));
-  db_.Close();
+  ASSERT_NO_FATAL_FAILURE(WriteOneFileReadByLookupsAlone());
   const std::vector<std::string> keys = Keys(3000);
   // Each on a file not read yet but for what opening it read.
   auto reads_of = [&](const std::function<void()>& lookup) {
