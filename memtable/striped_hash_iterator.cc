@@ -76,9 +76,24 @@ void StripedHashIterator::Next() {
   HashNode* next = NextOf(node_);
   if (next != nullptr || on_one_key_) {
     node_ = next;
-  } else {
-    ToHead(index_ + 1);
+    return;
   }
+  if (index_ + 1 < view_->size()) {
+    ToHead(index_ + 1);
+    return;
+  }
+  // Past the view's last key: a tailing iterator (ForwardIterator) steps on
+  // after later writes, as over a skip list, so the keys added since that
+  // sort after this one come next.
+  std::shared_ptr<const SortedView> view = source_->Renewed(view_);
+  if (view == view_) {
+    ToHead(index_ + 1);
+    return;
+  }
+  const char* current = HeadAt(index_)->entry();
+  view_ = std::move(view);
+  span_ = SortedView::Span();
+  ToHead(view_->UpperBound(current));
 }
 
 void StripedHashIterator::Prev() {

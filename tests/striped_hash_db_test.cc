@@ -250,6 +250,28 @@ TEST_F(StripedHashIteratorReuseTest,
   ASSERT_OK(it->status());
 }
 
+// RocksDB's DBTestTailingIterator.TailingIteratorSeekToNext: a tailing
+// iterator at the last key steps on to keys written since, as over a skip
+// list; ours ended at the last key of its view.
+TEST_F(StripedHashIteratorReuseTest, TailingIteratorsNextSeesKeysWrittenSince) {
+  ReadOptions tailing;
+  tailing.tailing = true;
+  std::unique_ptr<Iterator> it(db_->NewIterator(tailing));
+  it->Seek("b");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ(it->key().ToString(), "b");
+  for (int i = 0; i < 50; i++) {
+    const std::string key = "k" + std::to_string(1000 + i);
+    ASSERT_OK(db_->Put(WriteOptions(), key, "v"));
+    it->Next();
+    ASSERT_TRUE(it->Valid()) << key;
+    EXPECT_EQ(it->key().ToString(), key);
+  }
+  it->Next();
+  EXPECT_FALSE(it->Valid());
+  ASSERT_OK(it->status());
+}
+
 // Every iterator positioned after a write renews the memtable's sorted
 // view: one sort, then each write merged into the last view; each iterator
 // sees every key written before it was made.
