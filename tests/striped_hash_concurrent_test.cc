@@ -213,7 +213,12 @@ TEST(StripedHashConcurrentTest, RenewedViewsHoldEverythingPublished) {
   EXPECT_EQ(stats.inserts, 2u * kWriters * kKeysPerWriter);
   EXPECT_EQ(stats.sorts, 1u);
   EXPECT_GE(stats.view_renewals, 1u);
-  EXPECT_LE(stats.view_renewals, static_cast<uint64_t>(iterators.load()));
+  // Each renewal merges entries added since (never one a step without a
+  // write): when a scan is made, when it is positioned, and each time it
+  // reaches its view's last key while writers append (as a tailing
+  // iterator steps on).
+  EXPECT_LE(stats.view_renewals, stats.inserts);
+  EXPECT_GE(iterators.load(), 1);
 }
 
 TEST(StripedHashConcurrentTest, VersionsOfSharedKeysStayOrdered) {
