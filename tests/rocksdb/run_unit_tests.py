@@ -77,9 +77,11 @@ def binaries_of(tree):
 PART_FILTER = {("env", "env_test"): "TestEnvUri/*"}
 
 
-def list_tests(binary):
+def list_tests(binary, env=None):
+    """The binary's tests; `env` matters where a part adds tests (env_test's
+    TestEnvUri instantiation exists only with TEST_ENV_URI set)."""
     out = subprocess.run([binary, "--gtest_list_tests"], capture_output=True,
-                         text=True, check=True).stdout
+                         text=True, check=True, env=env).stdout
     tests, suite = [], None
     for line in out.splitlines():
         if not line.strip():
@@ -307,7 +309,11 @@ def main():
             by_part = {}
             for part in parts:
                 glob = PART_FILTER.get((part, name), "*")
-                mine = [t for t in tests if fnmatch.fnmatch(t, glob)]
+                listed = tests
+                if part == "env":
+                    listed = [t for t in list_tests(binary, env_for(
+                        part, scratch)) if fnmatch.fnmatch(t, args.filter)]
+                mine = [t for t in listed if fnmatch.fnmatch(t, glob)]
                 print("run_unit_tests: %s, %s: %d tests" % (
                     name, part, len(mine)), flush=True)
                 by_part[part] = run_part(args, binary, part, mine, scratch)
