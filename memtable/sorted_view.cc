@@ -138,11 +138,6 @@ struct SortedView::Chunk {
       : heads(new HashNode*[capacity]),
         prefixes(with_prefixes ? new uint64_t[capacity] : nullptr),
         capacity(capacity) {}
-  size_t MemoryUsage() const {
-    return sizeof(*this) +
-           capacity * (sizeof(HashNode*) +
-                       (prefixes != nullptr ? sizeof(uint64_t) : 0));
-  }
   const HashNode* last_head() const { return heads[size - 1]; }
 
   const std::unique_ptr<HashNode*[]> heads;
@@ -161,7 +156,6 @@ struct SortedView::Group {
   std::vector<size_t> starts;
   std::vector<uint64_t> last_prefixes;
   size_t size = 0;
-  size_t bytes = 0;  // its own and its chunks' memory
 };
 
 SortedView::SortedView(HashSlotIndex* index, const KeyComparator& comparator,
@@ -418,14 +412,11 @@ void SortedView::AppendGroups(const std::vector<ChunkRef>& chunks) {
     group->chunks.reserve(take);
     group->starts.reserve(take);
     group->last_prefixes.reserve(take);
-    group->bytes = sizeof(Group) + take * (sizeof(ChunkPtr) + sizeof(size_t) +
-                                           sizeof(uint64_t));
     for (size_t c = done; c < done + take; ++c) {
       const Chunk& chunk = *chunks[c].chunk;
       group->starts.push_back(group->size);
       group->last_prefixes.push_back(chunks[c].last_prefix);
       group->size += chunk.size;
-      group->bytes += chunk.MemoryUsage();
       group->chunks.push_back(chunks[c].chunk);
     }
     AppendGroup(std::move(group));
@@ -434,7 +425,6 @@ void SortedView::AppendGroups(const std::vector<ChunkRef>& chunks) {
 }
 
 void SortedView::AppendGroup(GroupPtr group) {
-  group_bytes_ += group->bytes;
   starts_.push_back(size_);
   last_prefixes_.push_back(group->last_prefixes.back());
   size_ += group->size;
@@ -453,13 +443,6 @@ SortedView::Span SortedView::SpanOf(size_t i) const {
   const Chunk& chunk = *group.chunks[c];
   const size_t begin = starts_[g] + group.starts[c];
   return Span{chunk.heads.get(), begin, begin + chunk.size};
-}
-
-size_t SortedView::MemoryUsage() const {
-  return sizeof(*this) + group_bytes_ +
-         groups_.capacity() * sizeof(groups_[0]) +
-         starts_.capacity() * sizeof(size_t) +
-         last_prefixes_.capacity() * sizeof(uint64_t);
 }
 
 uint64_t SortedView::PrefixOf(const char* memtable_key) const {

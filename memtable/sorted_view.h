@@ -80,10 +80,6 @@ class SortedView {
     return Search(memtable_key, /*upper=*/true);
   }
 
-  // The groups, their chunks and the list of them (those shared with other
-  // views included).
-  size_t MemoryUsage() const;
-
  private:
   struct Chunk;
   struct Group;
@@ -146,7 +142,6 @@ class SortedView {
   std::vector<size_t> starts_;
   std::vector<uint64_t> last_prefixes_;
   size_t size_ = 0;
-  size_t group_bytes_ = 0;  // the groups' MemoryUsage, summed
   uint64_t covered_entries_;
   const KeyComparator& comparator_;
   const KeyOrder order_;

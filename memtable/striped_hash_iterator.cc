@@ -40,11 +40,15 @@ uint64_t StripedHashIterator::ToOneKey(const char* memtable_key) {
 
 void StripedHashIterator::BeforePositioning() {
   on_one_key_ = false;
+  RenewView();
+}
+
+bool StripedHashIterator::RenewView() {
   std::shared_ptr<const SortedView> view = source_->Renewed(view_);
-  if (view != view_) {
-    view_ = std::move(view);
-    span_ = SortedView::Span();
-  }
+  if (view == view_) return false;
+  view_ = std::move(view);
+  span_ = SortedView::Span();
+  return true;
 }
 
 HashNode* StripedHashIterator::HeadAt(size_t index) {
@@ -85,15 +89,8 @@ void StripedHashIterator::Next() {
   // Past the view's last key: a tailing iterator (ForwardIterator) steps on
   // after later writes, as over a skip list, so the keys added since that
   // sort after this one come next.
-  std::shared_ptr<const SortedView> view = source_->Renewed(view_);
-  if (view == view_) {
-    ToHead(index_ + 1);
-    return;
-  }
   const char* current = HeadAt(index_)->entry();
-  view_ = std::move(view);
-  span_ = SortedView::Span();
-  ToHead(view_->UpperBound(current));
+  ToHead(RenewView() ? view_->UpperBound(current) : index_ + 1);
 }
 
 void StripedHashIterator::Prev() {

@@ -87,6 +87,9 @@ class StripedHashIterator
   // iterator (ForwardIterator) or a refreshed one keeps this iterator and
   // positions it after later writes, and must see them.
   void BeforePositioning();
+  // Takes the memtable's current view if entries were added since this
+  // one; whether it did.
+  bool RenewView();
   // The head at view position `index` (< size), through span_.
   HashNode* HeadAt(size_t index);
   // Positions on head `index` (invalid past the end) and prefetches the
