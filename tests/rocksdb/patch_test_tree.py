@@ -17,7 +17,9 @@ env/env_test.cc: its thread-pool contract tests (EnvPosixTestWithParam) run
 only with Env::Default() and a ChrootEnv; a third instantiation, TestEnvUri,
 runs them with the Env TEST_ENV_URI names (none when it is unset).
 
-Idempotent: a patched file is recognised by its marker and left alone.
+Idempotent: each inserted block lies between begin and end marker lines; a
+second run replaces it, so a tree patched by an older version of this script
+gets the current blocks.
 """
 import os
 import re
@@ -34,7 +36,7 @@ KEEP_TABLE = {"kFilter", "kFullFilterWithNewTableReaderForCompactions",
 KEEP_MEMTABLE = {"kConcurrentSkipList"}  # and every kPlainTable* (prefix hash)
 
 DB_TEST_UTIL_HOOK = r"""
-  // {marker}: the table and memtable of ROCKSDB_CUCKOO_TEST_TABLE and
+  // {marker} begin: the table and memtable of ROCKSDB_CUCKOO_TEST_TABLE and
   // ROCKSDB_CUCKOO_TEST_MEMTABLE, except in the configurations above.
   {{
     ConfigOptions strict;
@@ -79,33 +81,43 @@ DB_TEST_UTIL_HOOK = r"""
       }}
     }}
   }}
+  // {marker} end
 """
 
 ENV_TEST_HOOK = r"""
-// {marker}: the thread-pool contract tests with the Env of TEST_ENV_URI.
+// {marker} begin: the thread-pool contract tests with the Env of
+// TEST_ENV_URI. gtest evaluates an instantiation's generator once per TEST_P,
+// so the Env is created on the first call and shared by every later one.
 namespace {{
-std::vector<std::pair<Env*, bool>> TestEnvUriEnvs() {{
+Env* TestEnvUriEnv() {{
   static std::shared_ptr<Env> guard;
-  std::vector<std::pair<Env*, bool>> envs;
-  const char* uri = getenv("TEST_ENV_URI");
-  if (uri != nullptr) {{
+  static Env* env = [] {{
+    Env* created = nullptr;
+    const char* uri = getenv("TEST_ENV_URI");
+    if (uri == nullptr) return created;
     ConfigOptions strict;
     strict.ignore_unknown_options = false;
     strict.ignore_unsupported_options = false;
-    Env* env = nullptr;
-    Status s = Env::CreateFromUri(strict, uri, "", &env, &guard);
-    if (!s.ok() || env == nullptr) {{
+    Status s = Env::CreateFromUri(strict, uri, "", &created, &guard);
+    if (!s.ok() || created == nullptr) {{
       fprintf(stderr, "TEST_ENV_URI=%s: %s\n", uri, s.ToString().c_str());
       abort();
     }}
-    fprintf(stderr, "rocksdb-cuckoo: env %s\n", env->Name());
-    envs.emplace_back(env, false);
-  }}
+    fprintf(stderr, "rocksdb-cuckoo: env %s\n", created->Name());
+    return created;
+  }}();
+  return env;
+}}
+
+std::vector<std::pair<Env*, bool>> TestEnvUriEnvs() {{
+  std::vector<std::pair<Env*, bool>> envs;
+  if (TestEnvUriEnv() != nullptr) envs.emplace_back(TestEnvUriEnv(), false);
   return envs;
 }}
 }}  // namespace
 INSTANTIATE_TEST_CASE_P(TestEnvUri, EnvPosixTestWithParam,
                         ::testing::ValuesIn(TestEnvUriEnvs()));
+// {marker} end
 """
 
 
@@ -119,43 +131,67 @@ def condition(names):
     return "".join("\n        || option_config == %s" % n for n in names)
 
 
-def patch_db_test_util(tree):
-    path = os.path.join(tree, "db", "db_test_util.cc")
-    text = open(path).read()
-    if MARKER in text:
+def without_block(text):
+    """The text with an earlier version of our block taken out."""
+    begin = text.find("// %s begin" % MARKER)
+    if begin < 0:
+        if MARKER in text:
+            raise SystemExit("patch_test_tree: a block from a version without "
+                             "end markers; restore the file from RocksDB's "
+                             "sources")
+        return text
+    begin = text.rfind("\n", 0, begin) + 1
+    end_line = "// %s end\n" % MARKER
+    end = text.find(end_line, begin)
+    if end < 0:
+        raise SystemExit("patch_test_tree: a block without its end marker; "
+                         "restore the file from RocksDB's sources")
+    return text[:begin] + text[end + len(end_line):]
+
+
+def splice(path, find_anchor, block):
+    """Inserts block at find_anchor(text); True when the file changed."""
+    original = open(path).read()
+    text = without_block(original)
+    anchor = find_anchor(text)
+    if anchor is None:
+        raise SystemExit("patch_test_tree: no anchor found in " + path)
+    text = text[:anchor] + block + text[anchor:]
+    if text == original:
         return False
+    open(path, "w").write(text)
+    return True
+
+
+def patch_db_test_util(tree):
     names = config_names(tree)
     keep_table = [n for n in names
                   if n.startswith(KEEP_TABLE_PREFIXES) or n in KEEP_TABLE]
     keep_memtable = [n for n in names
                      if n.startswith("kPlainTable") or n in KEEP_MEMTABLE]
-    anchor = re.search(
-        r"  if \(set_block_based_table_factory\) \{\n"
-        r"    options\.table_factory\.reset\(NewBlockBasedTableFactory\("
-        r"table_options\)\);\n  \}\n", text)
-    if anchor is None:
-        raise SystemExit("patch_test_tree: no BlockBasedTable installation "
-                         "found in " + path)
+
+    def after_block_based_installation(text):
+        found = re.search(
+            r"  if \(set_block_based_table_factory\) \{\n"
+            r"    options\.table_factory\.reset\(NewBlockBasedTableFactory\("
+            r"table_options\)\);\n  \}\n", text)
+        return found.end() if found else None
+
     hook = DB_TEST_UTIL_HOOK.format(marker=MARKER,
                                     keep_table=condition(keep_table),
                                     keep_memtable=condition(keep_memtable))
-    text = text[:anchor.end()] + hook + text[anchor.end():]
-    open(path, "w").write(text)
-    return True
+    return splice(os.path.join(tree, "db", "db_test_util.cc"),
+                  after_block_based_installation, hook.lstrip("\n"))
 
 
 def patch_env_test(tree):
-    path = os.path.join(tree, "env", "env_test.cc")
-    text = open(path).read()
-    if MARKER in text:
-        return False
-    anchor = text.rfind("}  // namespace ROCKSDB_NAMESPACE")
-    if anchor < 0:
-        raise SystemExit("patch_test_tree: no namespace end in " + path)
-    text = text[:anchor] + ENV_TEST_HOOK.format(marker=MARKER) + "\n" + \
-        text[anchor:]
-    open(path, "w").write(text)
-    return True
+    def before_namespace_end(text):
+        anchor = text.rfind("}  // namespace ROCKSDB_NAMESPACE")
+        return anchor if anchor >= 0 else None
+
+    hook = ENV_TEST_HOOK.format(marker=MARKER).lstrip("\n")
+    return splice(os.path.join(tree, "env", "env_test.cc"),
+                  before_namespace_end, hook)
 
 
 def main():
@@ -165,7 +201,7 @@ def main():
     for name, patch in (("db/db_test_util.cc", patch_db_test_util),
                         ("env/env_test.cc", patch_env_test)):
         print("patch_test_tree: %s %s" % (
-            name, "patched" if patch(tree) else "already patched"))
+            name, "patched" if patch(tree) else "already current"))
 
 
 if __name__ == "__main__":
