@@ -372,9 +372,9 @@ def plan_reads(formats, workloads, threads, keysets):
 
 def measure(args, formats, workloads, keysets, runner, samples):
     ours = [f for f in formats if f.ours_table]
-    progress = Progress(len(ours) + args.reps * (
-        len(formats) + len(plan_reads(formats, workloads, args.threads,
-                                      keysets))))
+    loads = 1 if args.load_once else args.reps
+    progress = Progress(len(ours) + loads * len(formats) + args.reps * len(
+        plan_reads(formats, workloads, args.threads, keysets)))
     for fmt in ours:
         runner.make_options_file(fmt)
         progress.step(f"OPTIONS file for {fmt.label}: "
@@ -384,7 +384,7 @@ def measure(args, formats, workloads, keysets, runner, samples):
         seed = args.seed + rep  # the same keys for every format in a rep
         # Rotating the order spreads the drift of the machine over formats.
         order = formats[rep % len(formats):] + formats[:rep % len(formats)]
-        for fmt in order:
+        for fmt in order if rep < loads else ():
             keys = keysets[fmt.keyset].present_flags
             results, stdout = runner.run(
                 fmt, keys, ["fillseq", "compact", "levelstats"],
@@ -650,7 +650,9 @@ def db_bench_table(args, keyset, formats, samples):
         add_row(f"{title} ({unit})", metric, 1, 1.0, unit == "s")
     return (f"{keyset.title}, {args.value_size}-byte values, {args.num} keys, "
             f"{args.reads} reads per thread; median [min-max] of "
-            f"{args.reps} reps\n" + render(rows) + "\n"
+            f"{args.reps} reps" + (", each format loaded once (one build "
+                                   "sample)" if args.load_once else "") +
+            "\n" + render(rows) + "\n"
             "ratios of medians: rates ours/anchor, times anchor/ours "
             "(> 1: ours faster), sizes ours/anchor (< 1: ours smaller)\n")
 
@@ -871,6 +873,10 @@ def parse_args():
     p.add_argument("--cache_mb", type=int, default=0,
                    help="BlockBasedTable's block cache (default: twice the "
                         "raw data, so it holds everything)")
+    p.add_argument("--load_once", action="store_true",
+                   help="load every format once and repeat only the reads "
+                        "(for a large --num, where loading dominates the run; "
+                        "the build figures then have one sample)")
     p.add_argument("--seed", type=int, default=1000,
                    help="db_bench --seed of the first rep (rep r: seed + r)")
     p.add_argument("--build", default=os.path.join(REPO, "build"),
