@@ -34,3 +34,15 @@ if(TARGET cuckoo_objects)
   file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/cuckoo_lib_sources.txt
     CONTENT "$<JOIN:$<TARGET_PROPERTY:cuckoo_objects,SOURCES>,\n>\n")
 endif()
+
+# A remote-compaction worker with the plugin registered: DB::OpenAndCompact
+# on one job a primary's CompactionService hands it.
+add_executable(cuckoo_compaction_worker
+  ${CMAKE_CURRENT_LIST_DIR}/cuckoo_compaction_worker.cc)
+target_link_libraries(cuckoo_compaction_worker PRIVATE cuckoo_internal)
+
+# The primary's side of it, an example to adapt: a CompactionService that
+# runs each job in a worker process through a spool directory.
+add_library(spool_compaction_service STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/example/spool_compaction_service.cc)
+target_link_libraries(spool_compaction_service PUBLIC cuckoo_internal)
