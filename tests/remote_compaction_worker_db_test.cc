@@ -252,13 +252,18 @@ TEST_F(RemoteCompactionWorkerTest, SubcompactionsRunInWorkersOfTheirOwn) {
   for (int round = 0; round < 5; round++) WriteRound(round);
   CompactBoth(Bottommost());
   ExpectSameContents();
-  // Every output of the job came from a worker, one per subcompaction.
+  // Every output of the job came from a worker.
   std::vector<LiveFileMetaData> files;
   primary_->GetLiveFilesMetaData(&files);
   ASSERT_FALSE(files.empty());
   EXPECT_EQ(RemotelyWrittenFiles(primary_.get()),
             static_cast<int>(files.size()));
+#if ROCKSDB_MAJOR >= 9
+  // One job per subcompaction (RocksDB 7.8 does not split this one).
+  EXPECT_GE(service->counts().completed_remotely, 2);
+#else
   EXPECT_GE(service->counts().completed_remotely, 1);
+#endif
   EXPECT_EQ(service->counts().fell_back_to_local, 0);
 }
 
