@@ -67,6 +67,7 @@ std::string SpoolCompactionService::Begin(const JobInfo& info,
   Job& job = jobs_[id];
   job.dir = options_.spool_dir + "/" + id;
   job.db_name = info.db_name;
+  job.scheduled = std::chrono::steady_clock::now();
   counts_.scheduled++;
   std::filesystem::create_directories(job.dir);
   // An input that cannot be spooled leaves no worker; Wait() then falls back.
@@ -139,6 +140,10 @@ CompactionServiceJobStatus SpoolCompactionService::Finish(
 #endif
     if (done) {
       counts_.completed_remotely++;
+      counts_.remote_job_micros +=
+          std::chrono::duration_cast<std::chrono::microseconds>(
+              std::chrono::steady_clock::now() - current.scheduled)
+              .count();
       return CompactionServiceJobStatus::kSuccess;
     }
     counts_.worker_failures++;

@@ -14,7 +14,7 @@
 
 #include <sys/types.h>
 
-#include <atomic>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <string>
@@ -78,6 +78,8 @@ class SpoolCompactionService : public ROCKSDB_NAMESPACE::CompactionService {
     int worker_failures = 0;
     int fell_back_to_local = 0;
     int aborted = 0;
+    // Scheduling to result, summed over the jobs completed remotely.
+    uint64_t remote_job_micros = 0;
   };
   Counts counts() const;
 
@@ -88,6 +90,7 @@ class SpoolCompactionService : public ROCKSDB_NAMESPACE::CompactionService {
     pid_t worker = -1;
     int attempts = 0;
     bool canceled = false;
+    std::chrono::steady_clock::time_point scheduled;
   };
 
   std::string Begin(const JobInfo& info, const std::string& input);
