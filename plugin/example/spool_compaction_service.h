@@ -61,7 +61,7 @@ class SpoolCompactionService : public ROCKSDB_NAMESPACE::CompactionService {
 #endif
 #if CUCKOO_HAS_CANCEL_AWAITING_JOBS
   // Kills the workers of every job not yet returned; their Wait() answers
-  // kAborted.
+  // kAborted (kFailure on 9.11, which has no kAborted).
   void CancelAwaitingJobs() override;
 #endif
 #if ROCKSDB_MAJOR >= 9
