@@ -154,24 +154,39 @@ Status ReadJobFacts(const std::string& input, JobFacts* facts) {
 }
 
 // The DB and column family options in the OPTIONS file the job names.
+// When an object there cannot be created in this process and the flags
+// replace some object, the file is read again leaving out what cannot be
+// created: what the flags do not replace then stays unset, and RocksDB
+// refuses the job if it needs it (a merge without a merge operator).
 Status LoadJobOptions(const std::string& db, const JobFacts& facts,
-                      DBOptions* db_options, ColumnFamilyOptions* cf_options,
+                      bool flags_replace_objects, DBOptions* db_options,
+                      ColumnFamilyOptions* cf_options,
                       std::vector<ColumnFamilyDescriptor>* families) {
   ConfigOptions config;
   config.ignore_unknown_options = false;
   config.ignore_unsupported_options = false;
-  Status s;
-  if (facts.options_file_number != 0) {
+  auto load = [&] {
+    if (facts.options_file_number == 0) {
+      return LoadLatestOptions(config, db, db_options, families);
+    }
     char name[64];
     snprintf(name, sizeof(name), "/OPTIONS-%06llu",
              static_cast<unsigned long long>(facts.options_file_number));
-    s = LoadOptionsFromFile(config, db + name, db_options, families);
-  } else {
-    s = LoadLatestOptions(config, db, db_options, families);
+    return LoadOptionsFromFile(config, db + name, db_options, families);
+  };
+  Status s = load();
+  if (!s.ok() && flags_replace_objects) {
+    fprintf(stderr,
+            "cuckoo_compaction_worker: %s; reading the OPTIONS file without "
+            "what cannot be created here\n",
+            s.ToString().c_str());
+    config.ignore_unsupported_options = true;
+    families->clear();
+    s = load();
   }
   if (!s.ok()) {
     return Status::InvalidArgument(
-        "cannot load the DB's OPTIONS file (an option this worker cannot "
+        "cannot load the DB's OPTIONS file (an object this worker cannot "
         "create can be given by flag)",
         s.ToString());
   }
@@ -209,8 +224,12 @@ Status RunJob(const Flags& flags) {
   DBOptions db_options;
   ColumnFamilyOptions cf_options;
   std::vector<ColumnFamilyDescriptor> families;
+  const bool flags_replace_objects = !flags.table_factory.empty() ||
+                                     !flags.merge_operator.empty() ||
+                                     !flags.file_checksum_gen_factory.empty();
   if (s.ok()) {
-    s = LoadJobOptions(flags.db, facts, &db_options, &cf_options, &families);
+    s = LoadJobOptions(flags.db, facts, flags_replace_objects, &db_options,
+                       &cf_options, &families);
   }
   CompactionServiceOptionsOverride override_options;
   override_options.table_factory = cf_options.table_factory;

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "plugin/example/spool_compaction_service.h"
 #include "plugin/rocksdb_cuckoo.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
@@ -124,6 +125,8 @@ struct DutVariant {
   const char* name;
   const char* options;  // appended to the DB-under-test options string
   const char* env_uri;  // loaded with Env::CreateFromUri when non-empty
+  // Every compaction runs in a cuckoo_compaction_worker process.
+  bool remote_compaction = false;
 };
 
 const DutVariant kDutVariants[] = {
@@ -141,6 +144,13 @@ const DutVariant kDutVariants[] = {
      "write_buffer_size=16384;target_file_size_base=16384;"
      "max_background_jobs=4",
      "AsyncExecutorEnv"},
+    // Our table, memtable and Env with every compaction written by a worker
+    // process (SpoolCompactionService). The worker cannot create this test's
+    // merge operator and is given RocksDB's equivalent by flag.
+    {"remote_compaction",
+     "memtable_factory=striped_hash;write_buffer_size=16384;"
+     "target_file_size_base=16384",
+     "AsyncExecutorEnv", /*remote_compaction=*/true},
 };
 
 class Random {
@@ -374,6 +384,16 @@ class DifferentialHarness {
     ASSERT_STREQ(dut_options_.merge_operator->Name(),
                  CommaAppendOperator::kClassName());
     if (env_ != nullptr) dut_options_.env = env_;
+    if (variant_.remote_compaction) {
+      rocksdb_cuckoo::SpoolCompactionServiceOptions service_options;
+      service_options.worker_path = CUCKOO_COMPACTION_WORKER;
+      service_options.worker_flags = {"--merge_operator=id=stringappend"};
+      service_options.spool_dir = root_ + "/spool";
+      compaction_service_ =
+          std::make_shared<rocksdb_cuckoo::SpoolCompactionService>(
+              service_options);
+      dut_options_.compaction_service = compaction_service_;
+    }
 
     keys_ = MakeKeySpace(&rnd_, 240 + rnd_.Uniform(120));
     // Lookups of absent keys: the empty key, random ones, near-misses.
@@ -918,6 +938,9 @@ class DifferentialHarness {
   int ingested_files() const { return ingested_files_; }
   int files_checked() const { return files_checked_; }
   int deeper_files_checked() const { return deeper_files_checked_; }
+  const rocksdb_cuckoo::SpoolCompactionService* compaction_service() const {
+    return compaction_service_.get();
+  }
   const std::string& dut_options_string() const { return dut_options_string_; }
   // Reads of the DB under test: in total order even under a prefix
   // extractor, so that they compare with the reference's (prefix seeks are
@@ -930,6 +953,7 @@ class DifferentialHarness {
 
  private:
   const DutVariant variant_;
+  std::shared_ptr<rocksdb_cuckoo::SpoolCompactionService> compaction_service_;
   const bool mmap_;
   const bool identity_;
   Random rnd_;
@@ -1025,6 +1049,11 @@ TEST_P(DifferentialDbTest, RandomOpsAgreeWithBlockBasedTable) {
   ASSERT_NO_FATAL_FAILURE(h.VerifyAll());
   EXPECT_GT(h.files_checked(), 0);
   EXPECT_GT(h.deeper_files_checked(), 0);
+  if (p.variant.remote_compaction) {
+    const auto counts = h.compaction_service()->counts();
+    EXPECT_GT(counts.completed_remotely, 0);
+    EXPECT_EQ(counts.fell_back_to_local, 0);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Cuckoo, DifferentialDbTest,
