@@ -230,6 +230,12 @@ TEST_F(RemoteCompactionWorkerTest, WorkerOutputsReadAsLocalCompaction) {
   WriteRound(4);
   CompactBoth(Bottommost());
   ExpectSameContents();
+  std::vector<LiveFileMetaData> files;
+  primary_->GetLiveFilesMetaData(&files);
+  ASSERT_FALSE(files.empty());
+  for (const LiveFileMetaData& file : files) {
+    EXPECT_EQ(file.largest_seqno, 0u) << file.name;
+  }
   EXPECT_GT(RemotelyWrittenFiles(primary_.get()), 0);
   const auto counts = service->counts();
   EXPECT_GE(counts.completed_remotely, 2);
