@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rocksdb/db.h"
@@ -92,6 +93,23 @@ inline int ExpectReadsMatchModel(ROCKSDB_NAMESPACE::DB* db, const Model& model,
     EXPECT_EQ(backward, model.rend());
   }
   return errors;
+}
+
+// Everything a forward scan sees, at `snapshot` when given.
+using Contents = std::vector<std::pair<std::string, std::string>>;
+inline Contents ContentsOf(
+    ROCKSDB_NAMESPACE::DB* db,
+    const ROCKSDB_NAMESPACE::Snapshot* snapshot = nullptr) {
+  ROCKSDB_NAMESPACE::ReadOptions read_options;
+  read_options.snapshot = snapshot;
+  std::unique_ptr<ROCKSDB_NAMESPACE::Iterator> it(
+      db->NewIterator(read_options));
+  Contents contents;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    contents.emplace_back(it->key().ToString(), it->value().ToString());
+  }
+  EXPECT_OK(it->status());
+  return contents;
 }
 
 }  // namespace rocksdb_cuckoo::testing

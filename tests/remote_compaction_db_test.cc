@@ -342,19 +342,8 @@ void WriteRound(const std::vector<DB*>& dbs, Model* model, int round) {
   for (DB* db : dbs) EXPECT_OK(db->Flush(FlushOptions()));
 }
 
-using Contents = std::vector<std::pair<std::string, std::string>>;
-
-Contents ContentsOf(DB* db, const Snapshot* snapshot = nullptr) {
-  ReadOptions read_options;
-  read_options.snapshot = snapshot;
-  std::unique_ptr<Iterator> it(db->NewIterator(read_options));
-  Contents contents;
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    contents.emplace_back(it->key().ToString(), it->value().ToString());
-  }
-  EXPECT_OK(it->status());
-  return contents;
-}
+using testing::Contents;
+using testing::ContentsOf;
 
 void ExpectSnapshotReadsMatch(DB* db, const Snapshot* snapshot,
                               const Model& model) {

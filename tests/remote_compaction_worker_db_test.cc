@@ -31,6 +31,7 @@
 #include "rocksdb/utilities/object_registry.h"
 #include "tests/db_open.h"
 #include "tests/db_test_helpers.h"
+#include "tests/model_reads.h"
 #include "tests/status_assertions.h"
 
 namespace rocksdb_cuckoo {
@@ -38,19 +39,8 @@ namespace {
 
 using namespace ROCKSDB_NAMESPACE;
 
-using Contents = std::vector<std::pair<std::string, std::string>>;
-
-Contents ContentsOf(DB* db, const Snapshot* snapshot = nullptr) {
-  ReadOptions read_options;
-  read_options.snapshot = snapshot;
-  std::unique_ptr<Iterator> it(db->NewIterator(read_options));
-  Contents contents;
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    contents.emplace_back(it->key().ToString(), it->value().ToString());
-  }
-  EXPECT_OK(it->status());
-  return contents;
-}
+using testing::Contents;
+using testing::ContentsOf;
 
 // Every live file is a CuckooHashTable file; `remote` counts those a worker
 // wrote (another session than the primary's).
@@ -188,6 +178,18 @@ class RemoteCompactionWorkerTest : public ::testing::Test {
     EXPECT_EQ(ContentsOf(primary_.get()), ContentsOf(local_.get()));
   }
 
+  // Three rounds of writes compacted to the bottom through `service`; the
+  // primary must then read as its local twin.
+  SpoolCompactionService::Counts CompactThreeRounds(
+      const std::shared_ptr<SpoolCompactionService>& service, Options options) {
+    options.compaction_service = service;
+    Open(options);
+    for (int round = 0; round < 3; round++) WriteRound(round);
+    CompactBoth(Bottommost());
+    ExpectSameContents();
+    return service->counts();
+  }
+
   static CompactRangeOptions Bottommost() {
     CompactRangeOptions options;
     options.bottommost_level_compaction = BottommostLevelCompaction::kForce;
@@ -300,12 +302,8 @@ TEST_F(RemoteCompactionWorkerTest, IngestedFilesCompactRemotely) {
 TEST_F(RemoteCompactionWorkerTest, ChecksumsOfWorkerOutputsVerify) {
   auto service = MakeService(CUCKOO_COMPACTION_WORKER);
   Options options = BaseOptions();
-  options.compaction_service = service;
   options.file_checksum_gen_factory = GetFileChecksumGenCrc32cFactory();
-  Open(options);
-  for (int round = 0; round < 3; round++) WriteRound(round);
-  CompactBoth(Bottommost());
-  ExpectSameContents();
+  CompactThreeRounds(service, options);
   ASSERT_GT(RemotelyWrittenFiles(primary_.get()), 0);
   EXPECT_OK(primary_->VerifyFileChecksums(ReadOptions()));
   std::vector<LiveFileMetaData> files;
@@ -330,13 +328,7 @@ TEST_F(RemoteCompactionWorkerTest, KilledWorkerIsRunAgain) {
   auto service = MakeService(WorkerScript(
       "dies_once.sh",
       "if [ ! -e " + mark + " ]; then : > " + mark + "; kill -KILL $$; fi"));
-  Options options = BaseOptions();
-  options.compaction_service = service;
-  Open(options);
-  for (int round = 0; round < 3; round++) WriteRound(round);
-  CompactBoth(Bottommost());
-  ExpectSameContents();
-  const auto counts = service->counts();
+  const auto counts = CompactThreeRounds(service, BaseOptions());
   EXPECT_EQ(counts.worker_failures, 1);
   EXPECT_EQ(counts.fell_back_to_local, 0);
   EXPECT_GT(RemotelyWrittenFiles(primary_.get()), 0);
@@ -346,13 +338,7 @@ TEST_F(RemoteCompactionWorkerTest, FailingWorkersFallBackToLocalAndSaySo) {
   // Every worker refuses the job: a table factory nobody registered.
   auto service = MakeService(CUCKOO_COMPACTION_WORKER,
                              {"--table_factory=id=NoSuchTableFactory"});
-  Options options = BaseOptions();
-  options.compaction_service = service;
-  Open(options);
-  for (int round = 0; round < 3; round++) WriteRound(round);
-  CompactBoth(Bottommost());
-  ExpectSameContents();
-  const auto counts = service->counts();
+  const auto counts = CompactThreeRounds(service, BaseOptions());
   EXPECT_GE(counts.fell_back_to_local, 1);
   EXPECT_EQ(counts.worker_failures, 2 * counts.fell_back_to_local);
   EXPECT_EQ(counts.completed_remotely, 0);
