@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a command on jemalloc with the memory settings the tools use, chosen
-# from db_bench_ext/memory_mode.sh's measurements (README, "Memory"):
+# from db_bench_ext/memory_mode.sh's measurements (cache/README.md):
 #
 #   db_bench_ext/with_jemalloc.sh <command> [args...]
 #
@@ -13,7 +13,7 @@
 #                            (arena: JemallocArenaAllocator, or malloc)
 set -euo pipefail
 
-# Why these (README, "Memory"): purging freed pages after 1 s from a
+# Why these (cache/README.md): purging freed pages after 1 s from a
 # background thread instead of jemalloc's 10 s, and one arena per CPU instead
 # of four, gave the lowest peak RSS and fragmentation without costing ops/s;
 # metadata_thp raised RSS. The arena allocator for the block cache cost a
