@@ -16,8 +16,8 @@
 // thread pauses writers (ResizeGate), rehashes into a new array, publishes it,
 // and frees the old one after a grace period for readers. The writers it pauses
 // clear the new array and rehash beside it, a chunk of slots at a time,
-// rather than wait: with many writers, one thread doing it all while the
-// rest spun was a large share of all insert time.
+// rather than wait, since with many writers one thread doing it all while
+// the rest spin would stall every insert for the whole doubling.
 #pragma once
 
 #include <atomic>

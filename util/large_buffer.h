@@ -1,10 +1,10 @@
 // Uninitialized memory for large, short-lived arrays (sort buffers).
 //
 // From 2 MiB up it is mapped directly and advised for transparent huge pages,
-// so first touch costs one fault per 2 MiB instead of one per 4 KiB. Measured
-// on this project's VMs: first-touching 9 MB took 27-33 ms through malloc
-// and about 1 ms through huge pages. Smaller sizes, and kernels that refuse
-// the mapping, use operator new (cache-line aligned).
+// so first touch costs one fault per 2 MiB instead of one per 4 KiB: first
+// touching a sort buffer otherwise takes longer than the sort. Smaller
+// sizes, and kernels that refuse the mapping, use operator new (cache-line
+// aligned).
 #pragma once
 
 #include <cstddef>

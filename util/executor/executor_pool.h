@@ -167,8 +167,8 @@ class ExecutorPool {
   // then costs one lock round trip per batch rather than per task, while a
   // task taken into a batch waits behind at most that much of it. Long ones
   // (flushes, compactions) go one by one, so none waits behind another on a
-  // busy worker while a worker is free. (Batches of at most 16 tasks,
-  // whatever their length, used 8% more CPU per empty job in a flood.)
+  // busy worker while a worker is free. (A fixed batch size, whatever the
+  // tasks' length, cost more CPU per job in a flood of empty ones.)
   static constexpr int kMaxBatch = 128;
   static constexpr uint64_t kBatchNanos = 10000;
   static constexpr uint64_t kShortTaskNanos = 20000;
@@ -181,8 +181,7 @@ class ExecutorPool {
   // Always for long tasks, each of which needs a thread of its own. Short
   // ones are waited for by a CPU, not a thread: while as many workers are
   // awake as the process has CPUs, one more would only take CPU time from
-  // the workers holding the tasks (with 8 workers on 2 CPUs, bursts of 8
-  // short tasks had a p99 start latency 1.5-2.8x the default pool's).
+  // the workers holding the tasks, and delay the very tasks it would start.
   bool AnotherWorkerHelps() const;
   // Takes up to `limit` tasks that are still ready and marks them running.
   int StartBatch(Started* batch, int limit);

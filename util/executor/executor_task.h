@@ -133,8 +133,8 @@ inline constexpr bool SameTurn(uint64_t a, uint64_t b) {
 // What every thread touches (the word, the references, the inbox and
 // free-list links) comes first and together: a timer or worker that files,
 // drops or frees a task reads few lines written on another core. (Aligning
-// the task to a cache line as well was measured slower: 192 bytes a task
-// instead of 160.)
+// the task to a cache line as well makes every task larger, and was
+// slower.)
 struct ExecutorTask {
   std::atomic<uint64_t> word{0};
   // One per TaskHandle, per queue entry and inbox link, and for the worker

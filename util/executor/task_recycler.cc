@@ -14,8 +14,7 @@ namespace {
 // that finds the pool full (a burst of tasks is draining) goes back to malloc
 // at once, on the thread that freed it: its tasks ran just now, so walking
 // and freeing them hits the cache, where freeing an old batch instead would
-// miss on every task of it (measured: that walk was a tenth of a worker's
-// time while a backlog drained).
+// miss on every task of it.
 class BatchPool {
  public:
   static constexpr size_t kMaxPooledBatches = 512;
@@ -38,8 +37,7 @@ class BatchPool {
 
   ExecutorTask* Take() {
     // While tasks pile up in queues none come back, and every allocation
-    // would take the mutex only to find nothing (measured: a fifth of a
-    // producer's time in a backlog of empty jobs).
+    // would take the mutex only to find nothing.
     if (num_batches_.load(std::memory_order_relaxed) == 0) return nullptr;
     std::lock_guard<std::mutex> lock(mu_);
     if (batches_.empty()) return nullptr;

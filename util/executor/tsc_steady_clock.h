@@ -1,7 +1,6 @@
 // The steady clock as the executor's Add and Snooze read it: extrapolated
 // from the CPU's time-stamp counter, because clock_gettime costs most of a
-// snooze (about 24 of its 31 ns on the machines measured) where reading the
-// counter costs about half of that.
+// snooze, where reading the counter costs about half as much.
 //
 // The estimate is never behind the steady clock, so a wake time computed
 // from it never lets a task run before its delay. It is at most a few
