@@ -117,11 +117,18 @@ fetch_rocksdb_source() {
   echo "$version" >"$stamp"
 }
 
-configure_and_build() {   # $1 = build dir, rest = cmake args
-  local dir=$1; shift
+# $1 = build dir, $2 = targets (space-separated; empty: all), rest = cmake args
+configure_and_build() {
+  local dir=$1 targets=$2
+  shift 2
   cmake -S "$top" -B "$dir" -G Ninja -DROCKSDB_SOURCE_DIR="$deps/rocksdb-src" "$@" >/dev/null
-  cmake --build "$dir" -j "$jobs"
+  # shellcheck disable=SC2086  # $targets is a list
+  cmake --build "$dir" -j "$jobs" ${targets:+--target $targets}
 }
+
+# What the main job runs: table_compare, and db_bench_compare.py's preloaded
+# library and OPTIONS-file writer.
+main_targets="table_compare rocksdb_cuckoo make_options_file"
 
 # `test` needs about 1.2 GB in the clone, 0.6 GB for the in-tree RocksDB
 # cache and up to 0.5 GB of test data under $TMPDIR. A full disk shows up
@@ -420,13 +427,17 @@ if [ "${1:-}" = rocksdb-tests ]; then
 fi
 if [ "${1:-}" = test ]; then warn_if_low_disk; fi
 fetch_rocksdb_source
-configure_and_build build -DCMAKE_BUILD_TYPE=Release
+if [ "${1:-}" = main ]; then
+  configure_and_build build "$main_targets" -DCMAKE_BUILD_TYPE=Release
+else
+  configure_and_build build "" -DCMAKE_BUILD_TYPE=Release
+fi
 
 case "${1:-}" in
   "") ;;
   main) exec "$top/db_bench_ext/main_job.sh" ;;
   test)
-    configure_and_build build-asan -DCMAKE_BUILD_TYPE=Debug -DCUCKOO_SANITIZE=address
+    configure_and_build build-asan "" -DCMAKE_BUILD_TYPE=Debug -DCUCKOO_SANITIZE=address
     echo "== ctest: release =="
     (cd build && ctest --output-on-failure -j "$jobs")
     echo "== ctest: ASan+UBSan =="
@@ -453,7 +464,7 @@ case "${1:-}" in
     test_stress "$version"
     ;;
   tsan)
-    configure_and_build build-tsan -DCMAKE_BUILD_TYPE=Debug -DCUCKOO_SANITIZE=thread
+    configure_and_build build-tsan "" -DCMAKE_BUILD_TYPE=Debug -DCUCKOO_SANITIZE=thread
     (cd build-tsan && ctest --output-on-failure -j "$jobs" -L concurrent)
     ;;
   *) usage ;;

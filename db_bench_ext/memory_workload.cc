@@ -38,7 +38,7 @@
 
 #include "cache/jemalloc_arena_allocator.h"
 #include "cache/jemalloc_runtime.h"
-#include "cache/memory_report.h"
+#include "tests/support/memory_report.h"
 #include "plugin/rocksdb_cuckoo.h"
 #include "rocksdb/cache.h"
 #include "rocksdb/convenience.h"

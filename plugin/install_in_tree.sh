@@ -13,18 +13,14 @@
 #        static_lib db_bench ldb sst_dump db_stress
 #
 # <rocksdb-source-dir>/plugin/cuckoo then holds copies (symlinks with --link)
-# of table/ memtable/ util/ cache/ plugin/, a cuckoo.mk generated from
-# CUCKOO_LIB_SOURCES in this project's CMakeLists.txt, and plugin/CMakeLists.txt
-# as its CMakeLists.txt (it only sets variables; RocksDB makes the targets).
+# of table/ memtable/ util/ cache/ plugin/, plugin/cuckoo.mk (the library's
+# list of sources) and plugin/CMakeLists.txt as its CMakeLists.txt (it only
+# sets variables; RocksDB makes the targets).
 # Re-running updates an earlier installation in place: a file is rewritten
 # only when its content differs and files gone from the project are removed,
 # so make/ninja rebuild only what really changed (a fresh clone gives every
 # file a new mtime). --force replaces a plugin/cuckoo that this script did
 # not create.
-#
-#   plugin/install_in_tree.sh --update-mk
-# rewrites plugin/cuckoo.mk from CUCKOO_LIB_SOURCES (run it after adding a
-# source file; tests/plugin_fragments_test fails until then).
 set -euo pipefail
 
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -43,77 +39,25 @@ die() {
   exit 1
 }
 
-# Prints the files of CUCKOO_LIB_SOURCES, one a line: the tokens of every
-# set(CUCKOO_LIB_SOURCES ...) and list(APPEND CUCKOO_LIB_SOURCES ...) in the
-# top-level CMakeLists.txt, comments removed. tests/plugin_fragments_test
-# parses the same way and also checks the result against the list CMake
-# really evaluated.
+# The files of cuckoo.mk's cuckoo_SOURCES, one a line.
 lib_sources() {
-  awk '
-    { line = $0; sub(/#.*/, "", line) }
-    !inlist && line ~ /(set|list)[ \t]*\([ \t]*(APPEND[ \t]+)?CUCKOO_LIB_SOURCES([ \t)]|$)/ {
-      inlist = 1
-      sub(/.*CUCKOO_LIB_SOURCES/, "", line)
-    }
-    inlist {
-      done = index(line, ")") > 0
-      sub(/\).*/, "", line)
-      n = split(line, tokens, /[ \t]+/)
-      for (i = 1; i <= n; i++) if (tokens[i] != "") print tokens[i]
-      if (done) inlist = 0
-    }' "${project_dir}/CMakeLists.txt"
-}
-
-# Writes the cuckoo.mk text to stdout. RocksDB's CMake reads it with regular
-# expressions that take the first match of each assignment and only its own
-# line, so each list stays on one line and the comments never spell out an
-# assignment.
-generate_mk() {
-  local sources
-  sources=$(lib_sources | tr '\n' ' ' | sed 's/ *$//')
-  [[ -n "${sources}" ]] || die "no CUCKOO_LIB_SOURCES found in ${project_dir}/CMakeLists.txt"
-  cat <<EOF
-# rocksdb-cuckoo as RocksDB's in-tree plugin \`cuckoo\`: RocksDB's Makefile
-# includes this file and its CMakeLists.txt reads it (see plugin/README.md in
-# RocksDB's source). Generated from CUCKOO_LIB_SOURCES by
-# plugin/install_in_tree.sh --update-mk; do not edit by hand.
-# Paths are relative to <rocksdb>/plugin/cuckoo.
-cuckoo_SOURCES = ${sources}
-cuckoo_HEADERS = plugin/rocksdb_cuckoo.h table/cuckoo_hash_table.h memtable/striped_hash_memtable.h
-cuckoo_FUNC = register_rocksdb_cuckoo
-cuckoo_LIBS = pthread
-cuckoo_LDFLAGS = -lpthread
-# make only, for the objects and dependency files of our sources: they
-# include "table/...", "util/..." relative to the plugin's root, and RocksDB
-# has folders of the same names (table/, util/); -iquote makes ours win for our
-# files only. RocksDB's warning set is wider than ours, so a new warning must
-# not fail RocksDB's build.
-\$(OBJ_DIR)/plugin/cuckoo/%: CXXFLAGS += -iquote plugin/cuckoo -Wno-error
-plugin/cuckoo/%: CXXFLAGS += -iquote plugin/cuckoo -Wno-error
-EOF
+  sed -n 's/^cuckoo_SOURCES = //p' "${script_dir}/cuckoo.mk" | tr ' ' '\n' |
+    sed '/^$/d'
 }
 
 link=0
 force=0
-update_mk=0
 rocksdb_dir=
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --link) link=1 ;;
     --force) force=1 ;;
-    --update-mk) update_mk=1 ;;
     -h|--help) usage 0 ;;
     -*) echo "unknown option: $1" >&2; usage ;;
     *) [[ -z "${rocksdb_dir}" ]] || usage; rocksdb_dir=$1 ;;
   esac
   shift
 done
-
-if [[ ${update_mk} -eq 1 ]]; then
-  generate_mk > "${script_dir}/cuckoo.mk"
-  echo "wrote ${script_dir}/cuckoo.mk"
-  exit 0
-fi
 
 [[ -n "${rocksdb_dir}" ]] || usage
 [[ -d "${rocksdb_dir}" ]] || die "${rocksdb_dir}: no such directory"
@@ -160,9 +104,8 @@ fi
 mkdir -p "${dest}"
 manifest="${dest}/.rocksdb_cuckoo_files"
 manifest_new=$(mktemp)
-tmp_mk=$(mktemp)
-chmod 644 "${manifest_new}" "${tmp_mk}"
-trap 'rm -f "${manifest_new}" "${tmp_mk}"' EXIT
+chmod 644 "${manifest_new}"
+trap 'rm -f "${manifest_new}"' EXIT
 
 for dir in table memtable util cache plugin; do
   if [[ ! -d "${project_dir}/${dir}" ]]; then
@@ -192,16 +135,10 @@ if [[ -f "${manifest}" ]]; then
 fi
 sync_file "${manifest_new}" "${manifest}"
 
-generate_mk > "${tmp_mk}"
-sync_file "${tmp_mk}" "${dest}/cuckoo.mk"
+sync_file "${script_dir}/cuckoo.mk" "${dest}/cuckoo.mk"
 sync_file "${script_dir}/CMakeLists.txt" "${dest}/CMakeLists.txt"
 [[ "$(cat "${dest}/${marker}" 2>/dev/null)" == "${project_dir}" ]] ||
   echo "${project_dir}" > "${dest}/${marker}"
-
-if ! cmp -s "${dest}/cuckoo.mk" "${script_dir}/cuckoo.mk"; then
-  echo "warning: plugin/cuckoo.mk is out of date with CUCKOO_LIB_SOURCES;" \
-       "run plugin/install_in_tree.sh --update-mk" >&2
-fi
 
 missing=0
 while read -r src; do

@@ -26,10 +26,9 @@ set_tests_properties(options_string_example PROPERTIES
   LABELS "unit;example" TIMEOUT 120)
 
 # The library's sources as CMake finally has them (at generate time), for
-# tests/plugin_fragments_test: it checks the in-tree fragments against this
-# too, so a source added under a condition or by target_sources() is not
-# missed by its text parser.
-# (The in-tree mode has no such target and writes the list itself.)
+# tests/plugin_fragments_test, which checks them against plugin/cuckoo.mk as
+# RocksDB reads it. (The in-tree mode has no such target and writes the list
+# itself.)
 if(TARGET cuckoo_objects)
   file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/cuckoo_lib_sources.txt
     CONTENT "$<JOIN:$<TARGET_PROPERTY:cuckoo_objects,SOURCES>,\n>\n")

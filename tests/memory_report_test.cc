@@ -1,6 +1,6 @@
 // The memory report in a process on jemalloc (this binary is linked against
 // it; the library never is).
-#include "cache/memory_report.h"
+#include "tests/support/memory_report.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "cache/memory_report.h"
+#include "tests/support/memory_report.h"
 
 #include <dlfcn.h>
 #include <malloc.h>
