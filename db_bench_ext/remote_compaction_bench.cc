@@ -5,7 +5,7 @@
 // starting cuckoo_compaction_worker processes), the order alternating. The
 // primary and its workers are pinned to different CPUs, as on two hosts.
 //
-//   remote_compaction_bench --worker=build/cuckoo_compaction_worker \
+//   remote_compaction_bench --worker=build/cuckoo_compaction_worker
 //       --runs=3 --seconds=20 --primary_cpus=0 --worker_cpus=1
 //
 // Reported per mode (median [min-max]) and as remote/local ratios: write
