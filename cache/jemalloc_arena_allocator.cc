@@ -20,10 +20,8 @@ namespace {
 constexpr uint32_t kMaxArenas = 64;
 
 Status CheckArenaCount(const std::string& name, const uint32_t& count) {
-  if (count >= 1 && count <= kMaxArenas) return Status::OK();
-  return Status::InvalidArgument(
-      "JemallocArenaAllocator: " + name + " must be in [1, " +
-      std::to_string(kMaxArenas) + "], got " + std::to_string(count));
+  return CheckInRange<uint32_t>("JemallocArenaAllocator", name, count, 1,
+                                kMaxArenas);
 }
 
 const std::unordered_map<std::string, OptionTypeInfo> kOptionTypeInfo = {

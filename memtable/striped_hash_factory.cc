@@ -47,13 +47,8 @@ const std::unordered_map<std::string, StatsStripeMode>* StripeModesByName() {
 }
 
 Status CheckBucketCount(const std::string& name, const uint64_t& count) {
-  if (count >= kMinBucketCount && count <= kMaxBucketCount) {
-    return Status::OK();
-  }
-  return Status::InvalidArgument(
-      std::string(kStripedHashMemTableName) + ": " + name + " must be in [" +
-      std::to_string(kMinBucketCount) + ", " + std::to_string(kMaxBucketCount) +
-      "], got " + std::to_string(count));
+  return CheckInRange<uint64_t>(kStripedHashMemTableName, name, count,
+                                kMinBucketCount, kMaxBucketCount);
 }
 
 Status CheckLoadFactor(const std::string& name, const double& factor) {
@@ -78,7 +73,7 @@ Status CheckEntrySlabSize(const std::string& name, const uint64_t& bytes) {
 }
 
 // Lookups hash key bytes: keys that compare equal must have equal bytes.
-Status CheckComparator(const Comparator* comparator) {
+Status CheckMemTableComparator(const Comparator* comparator) {
   return CheckKeysCompareByBytes("striped_hash memtable", comparator);
 }
 
@@ -153,7 +148,7 @@ Status StripedHashMemTableFactory::PrepareOptions(
 
 Status StripedHashMemTableFactory::ValidateOptions(
     const DBOptions& db_options, const ColumnFamilyOptions& cf_options) const {
-  const Status s = CheckComparator(cf_options.comparator);
+  const Status s = CheckMemTableComparator(cf_options.comparator);
   if (!s.ok()) return s;
   if (options_.entry_slab_size > cf_options.write_buffer_size / 8) {
     return Status::InvalidArgument(
@@ -180,7 +175,7 @@ MemTableRep* StripedHashMemTableFactory::CreateMemTableRep(
   // column family gets the skip list instead.
   const Comparator* user = UserComparatorOf(comparator);
   if (user != nullptr) {
-    const Status s = CheckComparator(user);
+    const Status s = CheckMemTableComparator(user);
     if (!s.ok()) {
       Warn(logger, "%s; this memtable is a skip_list instead",
            s.ToString().c_str());

@@ -21,10 +21,8 @@ Status CheckHashTableRatio(const std::string& name, const double& ratio) {
 }
 
 Status CheckMaxSearchDepth(const std::string& name, const uint32_t& depth) {
-  if (depth >= 1 && depth <= kMaxSearchDepth) return Status::OK();
-  return Status::InvalidArgument(
-      "CuckooHashTable: " + name + " must be in [1, " +
-      std::to_string(kMaxSearchDepth) + "], got " + std::to_string(depth));
+  return CheckInRange<uint32_t>("CuckooHashTable", name, depth, 1,
+                                kMaxSearchDepth);
 }
 
 Status CheckChecksumType(const std::string& name,

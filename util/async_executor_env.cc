@@ -26,11 +26,8 @@ namespace {
 constexpr int kMaxThreads = 1024;
 
 Status CheckThreads(const std::string& name, const int& threads) {
-  if (threads >= 0 && threads <= kMaxThreads) return Status::OK();
-  return Status::InvalidArgument(std::string(AsyncExecutorEnv::kClassName()) +
-                                 ": " + name + " must be in [0, " +
-                                 std::to_string(kMaxThreads) + "], got " +
-                                 std::to_string(threads));
+  return CheckInRange(AsyncExecutorEnv::kClassName(), name, threads, 0,
+                      kMaxThreads);
 }
 
 OptionTypeInfo ThreadsOption(size_t offset) {

@@ -99,4 +99,16 @@ class RefusesUnknownOptions : public Base {
 ROCKSDB_NAMESPACE::Status CheckKeysCompareByBytes(
     const char* owner, const ROCKSDB_NAMESPACE::Comparator* comparator);
 
+// OK when `value` is in [min, max]; otherwise InvalidArgument
+// "<owner>: <name> must be in [<min>, <max>], got <value>".
+template <typename T>
+ROCKSDB_NAMESPACE::Status CheckInRange(const std::string& owner,
+                                       const std::string& name, T value, T min,
+                                       T max) {
+  if (value >= min && value <= max) return ROCKSDB_NAMESPACE::Status::OK();
+  return ROCKSDB_NAMESPACE::Status::InvalidArgument(
+      owner + ": " + name + " must be in [" + std::to_string(min) + ", " +
+      std::to_string(max) + "], got " + std::to_string(value));
+}
+
 }  // namespace rocksdb_cuckoo
