@@ -15,10 +15,10 @@
 
 #include <atomic>
 #include <cstdint>
-#include <cstring>
 #include <string>
 
 #include "rocksdb/slice.h"
+#include "util/coding.h"
 
 namespace rocksdb_cuckoo {
 
@@ -39,39 +39,15 @@ struct EntryKey {
   const char* end_of_key = nullptr;  // first byte after the internal key
 };
 
-namespace entry_internal {
-
-// Decodes a varint32 starting at p; the entry was written by RocksDB, so it
-// is well formed.
-inline const char* DecodeVarint32(const char* p, uint32_t* value) {
-  uint32_t result = 0;
-  for (int shift = 0; shift <= 28; shift += 7) {
-    const uint32_t byte = static_cast<unsigned char>(*p++);
-    result |= (byte & 0x7f) << shift;
-    if (byte < 0x80) break;
-  }
-  *value = result;
-  return p;
-}
-
-inline uint64_t DecodeLittleEndian64(const char* p) {
-  uint64_t v;
-  memcpy(&v, p, sizeof(v));
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap64(v);
-#endif
-  return v;
-}
-
-}  // namespace entry_internal
-
 // Decodes a length-prefixed internal key: an entry or a memtable lookup key.
 inline EntryKey DecodeEntryKey(const char* encoded) {
-  uint32_t ikey_len;
-  const char* ikey = entry_internal::DecodeVarint32(encoded, &ikey_len);
+  // Written by RocksDB, so well formed: a varint32 takes at most 5 bytes.
+  uint32_t ikey_len = 0;
+  const char* ikey =
+      ROCKSDB_NAMESPACE::GetVarint32Ptr(encoded, encoded + 5, &ikey_len);
   EntryKey key;
   key.user_key = ROCKSDB_NAMESPACE::Slice(ikey, ikey_len - 8);
-  key.packed = entry_internal::DecodeLittleEndian64(ikey + ikey_len - 8);
+  key.packed = ROCKSDB_NAMESPACE::DecodeFixed64(ikey + ikey_len - 8);
   key.end_of_key = ikey + ikey_len;
   return key;
 }
@@ -114,8 +90,9 @@ inline HashNode* VersionBefore(HashNode* head, const HashNode* node) {
 
 // Key plus value bytes of an entry (what the statistics call its size).
 inline uint64_t EntryPayloadBytes(const EntryKey& key) {
-  uint32_t value_len;
-  entry_internal::DecodeVarint32(key.end_of_key, &value_len);
+  uint32_t value_len = 0;
+  ROCKSDB_NAMESPACE::GetVarint32Ptr(key.end_of_key, key.end_of_key + 5,
+                                    &value_len);
   return key.user_key.size() + 8 + value_len;
 }
 
@@ -124,12 +101,7 @@ inline uint64_t EntryPayloadBytes(const EntryKey& key) {
 inline const char* EncodeMemtableKey(const ROCKSDB_NAMESPACE::Slice& ikey,
                                      std::string* scratch) {
   scratch->clear();
-  uint32_t v = static_cast<uint32_t>(ikey.size());
-  while (v >= 0x80) {
-    scratch->push_back(static_cast<char>(v | 0x80));
-    v >>= 7;
-  }
-  scratch->push_back(static_cast<char>(v));
+  ROCKSDB_NAMESPACE::PutVarint32(scratch, static_cast<uint32_t>(ikey.size()));
   scratch->append(ikey.data(), ikey.size());
   return scratch->data();
 }
