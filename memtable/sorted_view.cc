@@ -187,47 +187,52 @@ SortedView::SortedView(const SortedView& base, std::vector<HashNode*> added,
     : covered_entries_(covered_entries),
       comparator_(base.comparator_),
       order_(base.order_) {
-  const bool with_prefixes = order_ != KeyOrder::kOther;
-  std::vector<uint64_t> prefixes(with_prefixes ? added.size() : 0);
-  SortHeads(added.data(), prefixes.data(), added.size(), comparator_, order_);
-  auto prefix_of_added = [&](size_t j) {
-    return with_prefixes ? prefixes[j] : 0;
-  };
-  // Newest first within a user key: keep the first of each.
-  size_t unique = 0;
-  for (size_t j = 0; j < added.size(); ++j) {
-    if (unique > 0 && SameKey(added[unique - 1], prefix_of_added(unique - 1),
-                              added[j], prefix_of_added(j))) {
-      continue;
-    }
-    added[unique] = added[j];
-    if (with_prefixes) prefixes[unique] = prefixes[j];
-    ++unique;
-  }
-  added.resize(unique);
-  prefixes.resize(with_prefixes ? unique : 0);
+  std::vector<uint64_t> prefixes;
+  SortNewestPerKey(&added, &prefixes);
   if (base.groups_.empty()) {
     std::vector<ChunkRef> chunks;
     MakeChunks(added.data(), prefixes.data(), added.size(), &chunks);
     AppendGroups(chunks);
     return;
   }
+  std::vector<Target> targets;
+  RouteToChunks(base, &added, &prefixes, &targets);
+  RebuildTargetedGroups(base, added, prefixes, targets);
+}
 
-  // Each added head goes to the first chunk whose last head does not sort
-  // before it (the view's last chunk if none): only those chunks, and the
-  // groups holding them, are read and rebuilt; the others are shared with
-  // `base`. A user key in both keeps the head that sorts first, the newer
-  // (its chain holds the other).
+void SortedView::SortNewestPerKey(std::vector<HashNode*>* added,
+                                  std::vector<uint64_t>* prefixes) const {
+  const bool with_prefixes = order_ != KeyOrder::kOther;
+  prefixes->assign(with_prefixes ? added->size() : 0, 0);
+  SortHeads(added->data(), prefixes->data(), added->size(), comparator_,
+            order_);
+  auto prefix_of = [&](size_t j) { return with_prefixes ? (*prefixes)[j] : 0; };
+  // Newest first within a user key: keep the first of each.
+  size_t unique = 0;
+  for (size_t j = 0; j < added->size(); ++j) {
+    if (unique > 0 && SameKey((*added)[unique - 1], prefix_of(unique - 1),
+                              (*added)[j], prefix_of(j))) {
+      continue;
+    }
+    (*added)[unique] = (*added)[j];
+    if (with_prefixes) (*prefixes)[unique] = (*prefixes)[j];
+    ++unique;
+  }
+  added->resize(unique);
+  prefixes->resize(with_prefixes ? unique : 0);
+}
+
+void SortedView::RouteToChunks(const SortedView& base,
+                               std::vector<HashNode*>* added,
+                               std::vector<uint64_t>* prefixes,
+                               std::vector<Target>* targets) const {
+  const bool with_prefixes = order_ != KeyOrder::kOther;
   const size_t num_groups = base.groups_.size();
-  struct Target {
-    size_t group;
-    size_t chunk;
-  };
-  std::vector<Target> targets(added.size());
+  targets->resize(added->size());
   size_t kept = 0;
-  for (size_t j = 0; j < added.size(); ++j) {
-    const uint64_t prefix = prefix_of_added(j);
-    const char* key = added[j]->entry();
+  for (size_t j = 0; j < added->size(); ++j) {
+    const uint64_t prefix = with_prefixes ? (*prefixes)[j] : 0;
+    const char* key = (*added)[j]->entry();
     Target target;
     // The chunk before the target, which ends before this head.
     const Group* previous_group = nullptr;
@@ -256,15 +261,25 @@ SortedView::SortedView(const SortedView& base, std::vector<HashNode*> added,
         (!with_prefixes ||
          previous_group->last_prefixes[previous_chunk] == prefix) &&
         SameUserKey(previous_group->chunks[previous_chunk]->last_head(),
-                    added[j])) {
+                    (*added)[j])) {
       continue;
     }
-    added[kept] = added[j];
-    if (with_prefixes) prefixes[kept] = prefix;
-    targets[kept] = target;
+    (*added)[kept] = (*added)[j];
+    if (with_prefixes) (*prefixes)[kept] = prefix;
+    (*targets)[kept] = target;
     ++kept;
   }
+  added->resize(kept);
+  prefixes->resize(with_prefixes ? kept : 0);
+  targets->resize(kept);
+}
 
+void SortedView::RebuildTargetedGroups(const SortedView& base,
+                                       const std::vector<HashNode*>& added,
+                                       const std::vector<uint64_t>& prefixes,
+                                       const std::vector<Target>& targets) {
+  const size_t num_groups = base.groups_.size();
+  const size_t kept = added.size();
   groups_.reserve(num_groups + 1);
   std::vector<ChunkRef> chunks;
   size_t next_group = 0;  // the first base group not in this view yet

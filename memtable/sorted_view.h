@@ -103,6 +103,29 @@ class SortedView {
   // Appends `chunks` as groups of at most kGroupChunks, evenly filled.
   void AppendGroups(const std::vector<ChunkRef>& chunks);
   void AppendGroup(GroupPtr group);
+  // A view renewed from `base` in three phases:
+  // 1. SortNewestPerKey: the added heads sorted, the newest of each user key
+  //    kept.
+  // 2. RouteToChunks: each added head's target, the first chunk of `base`
+  //    whose last head does not sort before it (the last chunk if none); a
+  //    head whose user key `base` already holds is dropped, since the view's
+  //    head of it is the newer (its chain holds the other).
+  // 3. RebuildTargetedGroups: the targeted chunks, and the groups holding
+  //    them, rebuilt with their added heads merged in; every other chunk and
+  //    group is shared with `base`.
+  struct Target {
+    size_t group;
+    size_t chunk;
+  };
+  void SortNewestPerKey(std::vector<HashNode*>* added,
+                        std::vector<uint64_t>* prefixes) const;
+  void RouteToChunks(const SortedView& base, std::vector<HashNode*>* added,
+                     std::vector<uint64_t>* prefixes,
+                     std::vector<Target>* targets) const;
+  void RebuildTargetedGroups(const SortedView& base,
+                             const std::vector<HashNode*>& added,
+                             const std::vector<uint64_t>& prefixes,
+                             const std::vector<Target>& targets);
   // Appends to *out what `chunk` becomes with added[begin, end) (sorted,
   // one head per user key, each routed to this chunk) merged in.
   void MergeIntoChunk(const Chunk& chunk, const std::vector<HashNode*>& added,
