@@ -98,6 +98,11 @@ Status PinnedFileMemory::Open(
         file->file_name());
   }
   m->file_ = std::move(file);
+  if (m->buffer_ != nullptr && file_size <= kWholeFileBytes) {
+    Status s = m->Load(0, file_size);
+    if (!s.ok()) return s;
+    m->whole_file_loaded_ = true;
+  }
   *memory = m.release();
   return Status::OK();
 }
@@ -130,6 +135,7 @@ Status PinnedFileMemory::LoadFrom(RandomAccessFileReader* file, uint64_t offset,
                                   uint64_t size) {
   if (buffer_ == nullptr || size == 0) return Status::OK();
   if (offset > size_ || size > size_ - offset) return Truncated(offset, size);
+  if (whole_file_loaded_) return Status::OK();
   MarkLoadable(buffer_ + offset, size);
   Slice contents;
   IOStatus s = ReadFileRange(file, ServingRead::Current(), offset, size,

@@ -36,7 +36,8 @@ class PinnedFileMemory {
   // Uses the file's own mapping when `allow_mmap_reads` is set and the file
   // really is mapped (RepairDB, for one, opens table files without a
   // mapping whatever the option says); otherwise reserves a buffer for it
-  // that holds no file bytes until Load() reads them.
+  // that holds no file bytes until Load() reads them, except a file of at
+  // most kWholeFileBytes, which is read whole now.
   static ROCKSDB_NAMESPACE::Status Open(
       std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader>&& file,
       uint64_t file_size, const ROCKSDB_NAMESPACE::ReadOptions& read_options,
@@ -54,9 +55,10 @@ class PinnedFileMemory {
 
   // Reads [offset, offset + size) of the file into the buffer, and drops
   // the file's pages from the page cache as the buffer comes to hold them.
-  // Nothing to do on a mapped file. Each byte is loaded once (a failed load
-  // may be tried again); threads may load disjoint ranges at once, and no
-  // thread reads a range before its load has returned.
+  // Nothing to do on a mapped file, or a small one (read whole at Open). Each
+  // byte is loaded once (a failed load may be tried again); threads may load
+  // disjoint ranges at once, and no thread reads a range before its load has
+  // returned.
   ROCKSDB_NAMESPACE::Status Load(uint64_t offset, uint64_t size);
   // Load() for the background loader's thread: reads the file without
   // RocksDB's statistics, read histograms and listeners. Those belong to
@@ -84,6 +86,13 @@ class PinnedFileMemory {
   void Close();
 
  private:
+  // Files up to this size are read in one read when opened, rather than
+  // region by region as reads reach them: a compaction over many small
+  // files (level 0, flush outputs) then makes one read per file, as a
+  // block-based file's tail prefetch does, and every read that can fail (a
+  // disk's, or db_stress's injected faults) is one more way for the whole
+  // compaction to fail.
+  static constexpr uint64_t kWholeFileBytes = 512 << 10;
   static constexpr int kStripes = 16;
   struct alignas(64) Stripe {
     std::atomic<int64_t> refs{1};  // the owner's reference, until Close()
@@ -104,7 +113,8 @@ class PinnedFileMemory {
   std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader> file_;
   // The same open file, read by LoadInBackground(); only when not mapped.
   std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader> background_file_;
-  char* buffer_ = nullptr;  // owned, only when not mapped
+  char* buffer_ = nullptr;          // owned, only when not mapped
+  bool whole_file_loaded_ = false;  // read whole at Open
   size_t buffer_size_ = 0;
   // Bytes loaded, in all and in each 2 MiB window of the file.
   std::atomic<uint64_t> loaded_bytes_{0};
