@@ -33,6 +33,14 @@ namespace rocksdb_cuckoo {
 
 class PinnedFileMemory {
  public:
+  // Files up to this size are read in one read when opened, rather than
+  // region by region as reads reach them: a compaction over many small
+  // files (level 0, flush outputs) then makes one read per file, as a
+  // block-based file's tail prefetch does, and every read that can fail (a
+  // disk's, or db_stress's injected faults) is one more way for the whole
+  // compaction to fail.
+  static constexpr uint64_t kWholeFileBytes = 512 << 10;
+
   // Uses the file's own mapping when `allow_mmap_reads` is set and the file
   // really is mapped (RepairDB, for one, opens table files without a
   // mapping whatever the option says); otherwise reserves a buffer for it
@@ -86,13 +94,6 @@ class PinnedFileMemory {
   void Close();
 
  private:
-  // Files up to this size are read in one read when opened, rather than
-  // region by region as reads reach them: a compaction over many small
-  // files (level 0, flush outputs) then makes one read per file, as a
-  // block-based file's tail prefetch does, and every read that can fail (a
-  // disk's, or db_stress's injected faults) is one more way for the whole
-  // compaction to fail.
-  static constexpr uint64_t kWholeFileBytes = 512 << 10;
   static constexpr int kStripes = 16;
   struct alignas(64) Stripe {
     std::atomic<int64_t> refs{1};  // the owner's reference, until Close()

@@ -23,18 +23,26 @@ namespace {
 
 using namespace ROCKSDB_NAMESPACE;
 
-// Counts its own destruction: PinnedFileMemory owns the file, so the file
-// is destroyed exactly when the memory is freed.
+// Counts its own destruction (PinnedFileMemory owns the file, so the file
+// is destroyed exactly when the memory is freed) and its reads.
 class CountedFile : public FSRandomAccessFileOwnerWrapper {
  public:
   CountedFile(std::unique_ptr<FSRandomAccessFile>&& file,
-              std::atomic<int>* destroyed)
+              std::atomic<int>* destroyed, std::atomic<int>* reads)
       : FSRandomAccessFileOwnerWrapper(std::move(file)),
-        destroyed_(destroyed) {}
+        destroyed_(destroyed),
+        reads_(reads) {}
   ~CountedFile() override { destroyed_->fetch_add(1); }
+  IOStatus Read(uint64_t offset, size_t n, const IOOptions& options,
+                Slice* result, char* scratch,
+                IODebugContext* dbg) const override {
+    reads_->fetch_add(1);
+    return target()->Read(offset, n, options, result, scratch, dbg);
+  }
 
  private:
   std::atomic<int>* const destroyed_;
+  std::atomic<int>* const reads_;
 };
 
 class PinnedFileMemoryTest : public ::testing::TestWithParam<bool> {
@@ -42,13 +50,18 @@ class PinnedFileMemoryTest : public ::testing::TestWithParam<bool> {
   void SetUp() override {
     path_ = ::testing::TempDir() + "/pinned_file_memory_" +
             std::to_string(getpid()) + "_" + std::to_string(GetParam());
+    UseContents(std::string(4096, 'v') + "tail");
+  }
+  void UseContents(std::string contents) {
+    contents_ = std::move(contents);
     ASSERT_TRUE(WriteStringToFile(Env::Default(), contents_, path_).ok());
   }
   void TearDown() override {
     Env::Default()->DeleteFile(path_).PermitUncheckedError();
   }
 
-  // Opened, with nothing of a loaded (not mapped) file read yet.
+  // Opened; a loaded (not mapped) file larger than kWholeFileBytes has
+  // nothing read yet.
   PinnedFileMemory* OpenUnloaded(std::atomic<int>* destroyed) {
     FileOptions options;
     options.use_mmap_reads = GetParam();
@@ -60,7 +73,7 @@ class PinnedFileMemoryTest : public ::testing::TestWithParam<bool> {
       return nullptr;
     }
     std::unique_ptr<FSRandomAccessFile> counted(
-        new CountedFile(std::move(file), destroyed));
+        new CountedFile(std::move(file), destroyed, &reads_));
     PinnedFileMemory* memory = nullptr;
     Status s = PinnedFileMemory::Open(
         std::make_unique<RandomAccessFileReader>(std::move(counted), path_),
@@ -80,8 +93,9 @@ class PinnedFileMemoryTest : public ::testing::TestWithParam<bool> {
     return memory;
   }
 
-  const std::string contents_ = std::string(4096, 'v') + "tail";
+  std::string contents_;
   std::string path_;
+  std::atomic<int> reads_{0};
 };
 
 TEST_P(PinnedFileMemoryTest, CloseWithoutPinsFreesAtOnce) {
@@ -191,8 +205,10 @@ TEST_P(PinnedFileMemoryTest, CloseRacesWithLastUnpin) {
 // AddressSanitizer, both loads must leave the shared word readable).
 TEST_P(PinnedFileMemoryTest, NeighbouringLoadsAtOnceLeaveBothReadable) {
   if (GetParam()) GTEST_SKIP() << "a mapped file is never loaded";
-  constexpr int kRounds = 3000;
+  constexpr int kRounds = 300;
   constexpr uint64_t kBoundary = 4093;  // not a multiple of 8
+  // Large enough to be loaded as reads reach it, not whole at Open.
+  UseContents(std::string(PinnedFileMemory::kWholeFileBytes + 4096, 'v'));
   std::atomic<int> destroyed{0};
   for (int round = 0; round < kRounds; round++) {
     PinnedFileMemory* memory = OpenUnloaded(&destroyed);
@@ -215,6 +231,33 @@ TEST_P(PinnedFileMemoryTest, NeighbouringLoadsAtOnceLeaveBothReadable) {
     ASSERT_EQ(std::string(memory->data(), contents_.size()), contents_);
     memory->Close();
   }
+}
+
+// A small file is read whole, in one read, when opened (a compaction over
+// many small files then makes one read per file); a larger one has nothing
+// read until a region is loaded.
+TEST_P(PinnedFileMemoryTest, SmallFilesAreReadWholeInOneRead) {
+  if (GetParam()) GTEST_SKIP() << "a mapped file is never loaded";
+  std::atomic<int> destroyed{0};
+  PinnedFileMemory* memory = OpenUnloaded(&destroyed);
+  ASSERT_NE(memory, nullptr);
+  EXPECT_EQ(reads_.load(), 1);
+  EXPECT_EQ(memory->loaded_bytes(), contents_.size());
+  ASSERT_OK(memory->Load(0, 100));
+  ASSERT_OK(memory->Load(4096, 4));
+  EXPECT_EQ(reads_.load(), 1);
+  EXPECT_EQ(std::string(memory->data() + 4096, 4), "tail");
+  memory->Close();
+
+  UseContents(std::string(PinnedFileMemory::kWholeFileBytes + 1, 'v'));
+  reads_ = 0;
+  memory = OpenUnloaded(&destroyed);
+  ASSERT_NE(memory, nullptr);
+  EXPECT_EQ(reads_.load(), 0);
+  ASSERT_OK(memory->Load(0, 100));
+  EXPECT_EQ(reads_.load(), 1);
+  EXPECT_EQ(memory->loaded_bytes(), 100u);
+  memory->Close();
 }
 
 INSTANTIATE_TEST_SUITE_P(MappedAndLoaded, PinnedFileMemoryTest,
