@@ -23,11 +23,8 @@
 // carries the worker's status to the primary), 2 for a usage error.
 
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -35,6 +32,7 @@
 #include "plugin/rocksdb_cuckoo.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
+#include "rocksdb/env.h"
 #include "rocksdb/file_checksum.h"
 #include "rocksdb/merge_operator.h"
 #include "rocksdb/options.h"
@@ -106,28 +104,13 @@ bool ParseFlags(int argc, char** argv, Flags* flags) {
   return true;
 }
 
-Status ReadFile(const std::string& path, std::string* contents) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IOError("cannot read " + path);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  *contents = buffer.str();
-  return Status::OK();
-}
-
 // Written beside the final name and renamed over it, so a reader never
 // sees half a result.
 Status WriteFileAtomically(const std::string& path, const std::string& data) {
+  Env* env = Env::Default();
   const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    if (!out.flush()) return Status::IOError("cannot write " + temporary);
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    return Status::IOError("cannot rename " + temporary + " to " + path);
-  }
-  return Status::OK();
+  Status s = WriteStringToFile(env, data, temporary, /*should_sync=*/true);
+  return s.ok() ? env->RenameFile(temporary, path) : s;
 }
 
 // The job's column family and the OPTIONS file it was scheduled under
@@ -218,7 +201,7 @@ Status Replace(const std::string& flag, const std::string& spec,
 
 Status RunJob(const Flags& flags) {
   std::string input;
-  Status s = ReadFile(flags.input, &input);
+  Status s = ReadFileToString(Env::Default(), flags.input, &input);
   JobFacts facts;
   if (s.ok()) s = ReadJobFacts(input, &facts);
   DBOptions db_options;

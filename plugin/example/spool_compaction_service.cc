@@ -7,9 +7,9 @@
 
 #include <cerrno>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <utility>
+
+#include "rocksdb/env.h"
 
 extern char** environ;
 
@@ -28,21 +28,6 @@ constexpr CompactionServiceJobStatus kCanceled =
 constexpr CompactionServiceJobStatus kCanceled =
     CompactionServiceJobStatus::kFailure;
 #endif
-
-bool WriteFile(const std::string& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(data.data(), static_cast<std::streamsize>(data.size()));
-  return static_cast<bool>(out.flush());
-}
-
-bool ReadFile(const std::string& path, std::string* data) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  *data = buffer.str();
-  return true;
-}
 
 }  // namespace
 
@@ -81,11 +66,15 @@ std::string SpoolCompactionService::Begin(const JobInfo& info,
   counts_.scheduled++;
   std::filesystem::create_directories(job.dir);
   // An input that cannot be spooled leaves no worker; Wait() then falls back.
-  if (WriteFile(job.dir + "/input", input)) StartWorker(&job);
+  if (ROCKSDB_NAMESPACE::WriteStringToFile(ROCKSDB_NAMESPACE::Env::Default(),
+                                           input, job.dir + "/input")
+          .ok()) {
+    StartWorker(&job);
+  }
   return id;
 }
 
-bool SpoolCompactionService::StartWorker(Job* job) {
+void SpoolCompactionService::StartWorker(Job* job) {
   const std::string output_dir = job->dir + "/output";
   std::error_code ignored;
   std::filesystem::remove_all(output_dir, ignored);
@@ -114,7 +103,6 @@ bool SpoolCompactionService::StartWorker(Job* job) {
   posix_spawn_file_actions_destroy(&files);
   job->attempts++;
   job->worker = error == 0 ? pid : -1;
-  return error == 0;
 }
 
 bool SpoolCompactionService::AwaitWorker(const Job& job, pid_t worker,
@@ -125,7 +113,9 @@ bool SpoolCompactionService::AwaitWorker(const Job& job, pid_t worker,
     if (errno != EINTR) return false;
   }
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-         ReadFile(job.dir + "/result", result);
+         ROCKSDB_NAMESPACE::ReadFileToString(ROCKSDB_NAMESPACE::Env::Default(),
+                                             job.dir + "/result", result)
+             .ok();
 }
 
 CompactionServiceJobStatus SpoolCompactionService::Finish(

@@ -95,8 +95,9 @@ class SpoolCompactionService : public ROCKSDB_NAMESPACE::CompactionService {
 
   std::string Begin(const JobInfo& info, const std::string& input);
   JobStatus Finish(const std::string& job_id, std::string* result);
-  // Starts a worker on the job's directory; false if it could not start.
-  bool StartWorker(Job* job);
+  // Starts a worker on the job's directory (job->worker stays -1 if it
+  // could not start).
+  void StartWorker(Job* job);
   // Waits for the job's worker; true if it exited 0 and left a result.
   bool AwaitWorker(const Job& job, pid_t worker, std::string* result);
   void RemoveJob(const std::string& job_id);
