@@ -29,7 +29,10 @@ which has the plugin compiled in, and preloads nothing.
 
 Writes PREFIX.csv (every sample), PREFIX.txt (the report), PREFIX.png (the
 plot) and PREFIX-logs/ (each db_bench output, the OPTIONS files, the preloaded
-library), PREFIX from --out.
+library), PREFIX from --out. With --results they go into this run's folder,
+db_bench_ext/results/<date>-<machine>-<build>/ (run_folder.py), named by
+--out's last part (default db_bench_compare_<num>, e.g. db_bench_compare_1M),
+and the command line is added to that folder's COMMAND.md.
 
 On another machine: copy db_bench, librocksdb.so.7.8 and the libraries `ldd
 db_bench` lists that it lacks (libgflags, libsnappy, liblz4, libzstd, libbz2,
@@ -898,14 +901,28 @@ def parse_args():
     p.add_argument("--db_dir",
                    help="where the DBs live during the run (default: the "
                         "--out prefix + '-db')")
-    p.add_argument("--out", default=os.path.join(REPO, "bench-out",
-                                                 "db_bench_compare"),
-                   help="prefix of the .csv, .txt, .png and -logs/ written")
+    p.add_argument("--out", help="prefix of the .csv, .txt, .png and -logs/ "
+                   "written (default bench-out/db_bench_compare)")
+    p.add_argument("--results", action="store_true",
+                   help="write into this run's folder under "
+                   "db_bench_ext/results/ (<date>-<machine>-<build>), named "
+                   "by --out's last part (default db_bench_compare_<num>), "
+                   "and add the command to its COMMAND.md")
     p.add_argument("--keep_db", action="store_true",
                    help="keep the DBs after the run")
     args = p.parse_args()
 
     args.threads = [int(t) for t in args.threads.split(",")]
+    if args.results:
+        import run_folder  # beside this script; only --results needs it
+        name = os.path.basename(args.out) if args.out else \
+            "db_bench_compare_" + run_folder.short_count(args.num)
+        args.out = os.path.join(run_folder.folder(args.build, create=False),
+                                name)
+        # The DBs are scratch: not under results/.
+        args.db_dir = args.db_dir or os.path.join(REPO, "bench-out",
+                                                  name + "-db")
+    args.out = args.out or os.path.join(REPO, "bench-out", "db_bench_compare")
     intree = intree_rocksdb(args.build)
     if intree:
         # RocksDB built with the plugin: nothing to preload.
@@ -990,6 +1007,11 @@ def main():
     workloads = [WORKLOAD_BY_NAME[n] for n in args.workloads.split(",")]
     keysets = key_sets(args.key_size)
     log_dir = args.out + "-logs"
+    if args.results:
+        import run_folder
+        name = os.path.basename(args.out)
+        run_folder.record_argv(os.path.dirname(args.out),
+                               [name + ext for ext in (".txt", ".csv", ".png")])
     shutil.rmtree(log_dir, ignore_errors=True)
     os.makedirs(log_dir)
     # Every run preloads this copy: a rebuild of the library during the run

@@ -19,6 +19,11 @@ own db_bench, which has the plugin compiled in, and preloads nothing.
 
 --threads is db_bench's writer threads, --bg_jobs its max_background_jobs
 (the pool sizes follow from it, as RocksDB sizes them at DB::Open).
+
+--out OUT also writes the printed report to OUT.txt; with --results it goes
+into this run's folder, db_bench_ext/results/<date>-<machine>-<build>/
+(run_folder.py), as executor_db_bench.txt (or --out's last part), and the
+command line into its COMMAND.md.
 """
 
 import argparse
@@ -109,8 +114,22 @@ def main():
                         help="build folder holding librocksdb_cuckoo.so, or "
                         "an in-tree build folder")
     parser.add_argument("--db_bench", default=None)
-    parser.add_argument("--out_dir", default="bench-out/executor_db_bench")
+    parser.add_argument("--out_dir", default="bench-out/executor_db_bench",
+                        help="the DB and the executor statistics of each run")
+    parser.add_argument("--out", default="",
+                        help="also write the printed report to OUT.txt")
+    parser.add_argument("--results", action="store_true",
+                        help="write it into this run's folder under "
+                        "db_bench_ext/results/ (<date>-<machine>-<build>), "
+                        "named by --out's last part (default "
+                        "executor_db_bench), and add the command to its "
+                        "COMMAND.md")
     args = parser.parse_args()
+    if args.results:
+        import run_folder  # beside this script; only --results needs it
+        args.out = os.path.join(run_folder.folder(args.build, create=False),
+                                os.path.basename(args.out) or
+                                "executor_db_bench")
     intree = intree_rocksdb(args.build)
     if intree:
         args.db_bench = args.db_bench or os.path.join(intree, "db_bench")
@@ -123,7 +142,39 @@ def main():
             sys.exit(f"executor_db_bench: {args.library} is missing; "
                      "build first")
     os.makedirs(args.out_dir, exist_ok=True)
+    if args.results:
+        import run_folder
+        run_folder.record_argv(os.path.dirname(args.out),
+                               [os.path.basename(args.out) + ".txt"])
+    if args.out:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        report = open(args.out + ".txt", "w")
+        sys.stdout = Tee(sys.stdout, report)
+    try:
+        measure(args, intree)
+    finally:
+        if args.out:
+            sys.stdout = sys.stdout.streams[0]
+            report.close()
 
+
+class Tee:
+    """Writes to every stream it is given (the terminal and --out)."""
+
+    def __init__(self, *streams):
+        self.streams = streams
+
+    def write(self, text):
+        for stream in self.streams:
+            stream.write(text)
+        return len(text)
+
+    def flush(self):
+        for stream in self.streams:
+            stream.flush()
+
+
+def measure(args, intree):
     results = {"default": ([], [], [], []), "ours": ([], [], [], [])}
     for run in range(args.runs):
         order = ["default", "ours"] if run % 2 == 0 else ["ours", "default"]

@@ -9,6 +9,7 @@
 # Each bin/<tool> is a wrapper that starts the real binary through the
 # bundled loader with --library-path, so the other machine's libc version
 # does not matter. LD_PRELOAD=<bundle>/lib/librocksdb_cuckoo.so works as here.
+# <bundle>/build_name names the build the tools come from.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: $0 <output-folder>}
@@ -47,6 +48,9 @@ done
 for lib in /usr/lib/x86_64-linux-gnu/libjemalloc.so.2; do
   [ -f "$lib" ] && cp -L "$lib" "$out/lib/"
 done
+# The build's name (rocksdb-<version>-intree or -system): scaling_rows.sh and
+# run_folder.py name the bundle's runs by it.
+python3 db_bench_ext/run_folder.py --build_name "$build" >"$out/build_name"
 # Debug info is not needed there and the bundle must stay small to copy.
 strip --strip-debug "$out"/libexec/*
 if [ -z "$intree" ]; then strip --strip-debug "$out/lib/librocksdb_cuckoo.so"; fi

@@ -3,7 +3,7 @@
 # in a fresh process per allocator setting and configuration, repeated, then
 # a table of medians and ratios to glibc malloc, a CSV and a PNG.
 #
-#   db_bench_ext/memory_mode.sh [--reps=N] [--out=DIR]
+#   db_bench_ext/memory_mode.sh [--reps=N] [--out=DIR | --results]
 #       [--setting='LABEL|PRELOAD(0/1)|MALLOC_CONF|malloc or arena' ...]
 #       [-- memory_workload flags]
 #
@@ -22,17 +22,23 @@
 #   --setting=...        more, e.g. --setting='decay1s|1|dirty_decay_ms:1000|malloc'
 # Every repetition runs all settings in a rotated order, so they share the
 # machine's noise. BUILD_DIR picks the build (default ./build). Output:
-# <out>/memory_runs.csv (every run), memory_summary.csv, memory_mode.png.
+# <out>/memory_runs.csv (every run), memory_summary.csv, memory_mode.png;
+# --results writes them into this run's folder,
+# db_bench_ext/results/<date>-<machine>-<build>/ (run_folder.py), and the
+# command line into its COMMAND.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 reps=3
 out=bench-out/memory
+results=0
+command=$(printf '%q ' db_bench_ext/memory_mode.sh "$@")
 extra=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --reps=*) reps=${1#--reps=} ;;
     --out=*) out=${1#--out=} ;;
+    --results) results=1 ;;
     --setting=*) extra+=("${1#--setting=}") ;;
     --) shift; break ;;
     *) echo "memory_mode: unknown argument $1 (workload flags go after --)" >&2
@@ -68,6 +74,20 @@ settings=(
   ${extra[@]+"${extra[@]}"}
 )
 
+# Debian's python3 has python3-matplotlib; a python3 earlier in PATH may not.
+python=/usr/bin/python3
+[[ -x "$python" ]] || python=python3
+
+db="$out/db"
+if [[ "$results" == 1 ]]; then
+  out=$("$python" db_bench_ext/run_folder.py --create "$build")
+  db=bench-out/memory_mode_db  # scratch stays out of results/
+  if [[ -n "${BUILD_DIR:-}" ]]; then
+    command="BUILD_DIR=$(printf '%q' "$BUILD_DIR") $command"
+  fi
+  "$python" db_bench_ext/run_folder.py --record "$out" \
+    --files memory_runs.csv,memory_summary.csv,memory_mode.png --command "$command"
+fi
 mkdir -p "$out"
 runs="$out/memory_runs.csv"
 rm -f "$runs"
@@ -85,15 +105,12 @@ for ((rep = 0; rep < reps; rep++)); do
       [[ "$preload" == 1 ]] && env+=("LD_PRELOAD=$jemalloc")
       [[ -n "$conf" ]] && env+=("MALLOC_CONF=$conf")
       "${env[@]}" "$bin" --config="$config" --cache_allocator="$allocator" \
-        --label="$label" --db="$out/db" --csv="$runs" "$@" |
+        --label="$label" --db="$db" --csv="$runs" "$@" |
         sed "s/^/[rep $((rep + 1))] /"
     done
   done
 done
 echo "memory_mode: $((SECONDS - start)) s of runs"
 
-# Debian's python3 has python3-matplotlib; a python3 earlier in PATH may not.
-python=/usr/bin/python3
-[[ -x "$python" ]] || python=python3
 "$python" db_bench_ext/memory_mode_report.py --runs="$runs" --out="$out" \
   --tools_default="MALLOC_CONF=${tools_conf:-<jemalloc defaults>}, block cache on ${tools_allocator}"

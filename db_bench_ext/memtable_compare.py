@@ -55,6 +55,10 @@ Inserts go through db_bench's default write path (pipelined writes); RocksDB's
 fastest one for concurrent inserts, where writers skip the write group for
 the memtable, is
   --extra="--enable_pipelined_write=false --unordered_write=true"
+--out OUT also writes the report and the raw runs to OUT.txt and OUT.json;
+with --results they go into this run's folder,
+db_bench_ext/results/<date>-<machine>-<build>/ (run_folder.py), and the
+command line into its COMMAND.md.
 """
 import argparse
 import json
@@ -119,7 +123,17 @@ def parse_args():
     p.add_argument("--extra", default="", help="more db_bench flags for every run")
     p.add_argument("--out", default="", help="also write the report and raw runs "
                    "(JSON) to OUT.txt / OUT.json")
+    p.add_argument("--results", action="store_true",
+                   help="write them into this run's folder under "
+                   "db_bench_ext/results/ (<date>-<machine>-<build>), named by "
+                   "--out's last part (default memtable_compare), and add the "
+                   "command to its COMMAND.md")
     args = p.parse_args()
+    if args.results:
+        import run_folder  # beside this script; only --results needs it
+        args.out = os.path.join(
+            run_folder.folder(args.build, create=False),
+            os.path.basename(args.out) or "memtable_compare")
     intree = intree_rocksdb(args.build)
     if intree:
         if args.lib:
@@ -326,6 +340,11 @@ def workload_runs(args):
 
 def main():
     args = parse_args()
+    if args.results:
+        import run_folder
+        name = os.path.basename(args.out)
+        run_folder.record_argv(os.path.dirname(args.out),
+                               [name + ".txt", name + ".json"])
     os.makedirs(args.db_dir, exist_ok=True)
     runs = workload_runs(args)
     samples = {name: {rep: [] for rep in REPS} for name, *_ in runs}

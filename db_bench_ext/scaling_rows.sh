@@ -7,27 +7,49 @@
 # and 16 threads and at 20M keys; about 12 minutes on 16 cores. Most
 # important first: a time limit cuts the least important.
 #
-#   db_bench_ext/scaling_rows.sh <out-folder> <in-tree build folder | bundle>
+#   db_bench_ext/scaling_rows.sh [<out-folder>] <in-tree build folder | bundle>
 #
-# The second argument is an in-tree build folder (build-intree-9.10.0) or a
+# The last argument is an in-tree build folder (build-intree-9.10.0) or a
 # portable bundle made from one (BUILD_DIR=build-intree-9.10.0
 # db_bench_ext/make_portable_bundle.sh <bundle>). Each step's report goes
-# to <out-folder>/<step>.txt; a step that fails or runs out of time is noted
+# to <out-folder>/<step>.txt, by default this run's folder
+# db_bench_ext/results/<date>-<machine>-<build>/ (run_folder.py; the machine
+# is $CUCKOO_MACHINE, else vm<nproc>core), and each step's command into
+# the folder's COMMAND.md; a step that fails or runs out of time is noted
 # and the next one runs. STEP_SECONDS (default 150) bounds each step;
 # STEPS="counters memtable_get ..." runs only the steps it names.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=$(mkdir -p "${1:?usage: $0 <out-folder> <build-or-bundle>}" && cd "$1" && pwd)
-src=$(cd "${2:?usage: $0 <out-folder> <build-or-bundle>}" && pwd)
+usage="usage: $0 [<out-folder>] <build-or-bundle>"
+if [ $# -eq 1 ]; then
+  src=$(cd "$1" && pwd) || exit 2
+  out=$(python3 "$here/run_folder.py" --create "$src") || exit 2
+else
+  out=$(mkdir -p "${1:?$usage}" && cd "$1" && pwd) || exit 2
+  src=$(cd "${2:?$usage}" && pwd) || exit 2
+fi
 limit=${STEP_SECONDS:-150}
 export PYTHONUNBUFFERED=1  # a step cut short still shows its finished runs
+# Scratch (a bundle's stand-in build folder, fillrandom's DBs and executor
+# statistics) stays out of the out-folder.
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/scaling_rows.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+
+record() {  # record <files> <command...>: one line of COMMAND.md
+  local files=$1
+  shift
+  python3 "$here/run_folder.py" --record "$out" --files "$files" \
+    --command "$*"
+}
+record machine.txt "$(printf '%q ' env STEPS="${STEPS:-}" \
+  STEP_SECONDS="$limit" "$here/scaling_rows.sh" "$@")"
 
 if [ -x "$src/bin/db_bench" ]; then
   db_bench=$src/bin/db_bench
   # A bundle: the harnesses find the tools through an in-tree build
   # folder's CMake cache, so give them one that points at the bundle.
   bin=$src/bin
-  build=$out/bundle-build
+  build=$scratch/bundle-build
   mkdir -p "$build"
   echo "CUCKOO_INTREE_ROCKSDB:PATH=$bin" >"$build/CMakeCache.txt"
 else
@@ -41,6 +63,7 @@ step() {  # step <name> <command...>
   shift
   if [ -n "${STEPS:-}" ] && [[ " $STEPS " != *" $name "* ]]; then return; fi
   echo "== $name: $*"
+  record "$name.txt" "$(printf '%q ' timeout "$limit" "$@")"
   timeout "$limit" "$@" >"$out/$name.txt" 2>&1
   local rc=$?
   tail -n 25 "$out/$name.txt"
@@ -115,7 +138,7 @@ step executor_timers "$bin/executor_bench" --benchmarks=addcancel,snooze \
 step memtable_get python3 "$here/memtable_compare.py" --build "$build" \
   --workloads=get --repeats=7
 step fillrandom_stalls python3 "$here/executor_db_bench.py" --build "$build" \
-  --runs=5 --out_dir "$out/executor_db_bench"
+  --runs=5 --out_dir "$scratch/executor_db_bench"
 step tables python3 "$here/db_bench_compare.py" --build "$build" \
   --make_options_file "$bin/make_options_file" \
   --num 1000000 --reads 300000 --reps 3 --threads 1,4,16 \
