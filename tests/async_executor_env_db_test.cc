@@ -29,6 +29,7 @@
 #include "tests/db_test_helpers.h"
 #include "tests/status_assertions.h"
 #include "util/async_executor_env.h"
+#include "util/executor/task_executor.h"
 
 namespace rocksdb_cuckoo {
 namespace {

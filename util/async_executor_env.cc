@@ -3,11 +3,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
 
 #include "monitoring/thread_status_util.h"
 #include "rocksdb/thread_status.h"
 #include "rocksdb/utilities/options_type.h"
+#include "util/executor/task_executor.h"
 #include "util/option_checks.h"
 
 namespace rocksdb_cuckoo {
@@ -96,21 +100,41 @@ const void* ClientOf(const void* tag) {
                                        ~uintptr_t{15});
 }
 
+// Registers each thread of pool `pool` with RocksDB's thread status, as
+// RocksDB's own pools do: GetThreadList then shows each thread by its pool,
+// and the flush or compaction it runs (enable_thread_tracking).
+ExecutorPool::ThreadHooks ThreadStatusHooks(Env* env, int pool) {
+  const ROCKSDB_NAMESPACE::ThreadStatus::ThreadType type = ThreadTypeOf(pool);
+  return {[env, type] {
+            ROCKSDB_NAMESPACE::ThreadStatusUtil::RegisterThread(env, type);
+          },
+          [] { ROCKSDB_NAMESPACE::ThreadStatusUtil::UnregisterThread(); }};
+}
+
 }  // namespace
+
+struct AsyncExecutorEnv::Impl {
+  explicit Impl(Env* env)
+      : executor(PoolNames(),
+                 [env](int pool) { return ThreadStatusHooks(env, pool); }) {}
+
+  TaskExecutor executor;
+  std::mutex started_mu;
+  std::vector<std::thread> started;  // guarded by started_mu
+};
 
 AsyncExecutorEnv::AsyncExecutorEnv(Env* target,
                                    const AsyncExecutorEnvOptions& options)
     : RefusesUnknownOptions(target),
       options_(options),
-      executor_(PoolNames(),
-                [this](int pool) { return ThreadStatusHooks(pool); }) {
+      impl_(std::make_unique<Impl>(this)) {
   RegisterOptions(&options_, &kOptionTypeInfo);
   ApplyOptions();
 }
 
 AsyncExecutorEnv::~AsyncExecutorEnv() {
   WaitForJoin();
-  executor_.Shutdown();  // so the statistics count every job
+  impl_->executor.Shutdown();  // so the statistics count every job
   if (!options_.stats_file.empty()) {
     if (FILE* f = fopen(options_.stats_file.c_str(), "a")) {
       fprintf(f, "%s\n%s", kClassName(), StatsString().c_str());
@@ -119,22 +143,18 @@ AsyncExecutorEnv::~AsyncExecutorEnv() {
   }
 }
 
-ExecutorPool::ThreadHooks AsyncExecutorEnv::ThreadStatusHooks(int pool) {
-  // As RocksDB's own pools do: GetThreadList then shows each thread by its
-  // pool, and the flush or compaction it runs (enable_thread_tracking).
-  const ROCKSDB_NAMESPACE::ThreadStatus::ThreadType type = ThreadTypeOf(pool);
-  return {[this, type] {
-            ROCKSDB_NAMESPACE::ThreadStatusUtil::RegisterThread(this, type);
-          },
-          [] { ROCKSDB_NAMESPACE::ThreadStatusUtil::UnregisterThread(); }};
+TaskExecutor& AsyncExecutorEnv::executor() { return impl_->executor; }
+
+std::string AsyncExecutorEnv::StatsString() const {
+  return impl_->executor.StatsString();
 }
 
 void AsyncExecutorEnv::ApplyOptions() {
-  executor_.EnableStarvationHelper(options_.starvation_helper);
-  executor_.IncThreadsIfNeeded(Env::HIGH, options_.high_pri_threads);
-  executor_.IncThreadsIfNeeded(Env::LOW, options_.low_pri_threads);
-  executor_.IncThreadsIfNeeded(Env::BOTTOM, options_.bottom_pri_threads);
-  executor_.IncThreadsIfNeeded(Env::USER, options_.user_pri_threads);
+  impl_->executor.EnableStarvationHelper(options_.starvation_helper);
+  impl_->executor.IncThreadsIfNeeded(Env::HIGH, options_.high_pri_threads);
+  impl_->executor.IncThreadsIfNeeded(Env::LOW, options_.low_pri_threads);
+  impl_->executor.IncThreadsIfNeeded(Env::BOTTOM, options_.bottom_pri_threads);
+  impl_->executor.IncThreadsIfNeeded(Env::USER, options_.user_pri_threads);
 }
 
 Status AsyncExecutorEnv::PrepareOptions(const ConfigOptions& config_options) {
@@ -154,24 +174,24 @@ void AsyncExecutorEnv::Schedule(void (*function)(void* arg), void* arg,
   if (unschedFunction != nullptr) {
     options.on_cancel = [unschedFunction, arg] { unschedFunction(arg); };
   }
-  executor_.Post(
+  impl_->executor.Post(
       PoolOf(pri), [function, arg] { function(arg); }, std::move(options));
 }
 
 int AsyncExecutorEnv::UnSchedule(void* tag, Priority pri) {
-  return ValidPool(pri) ? executor_.CancelTagged(pri, tag) : 0;
+  return ValidPool(pri) ? impl_->executor.CancelTagged(pri, tag) : 0;
 }
 
 void AsyncExecutorEnv::StartThread(void (*function)(void* arg), void* arg) {
-  std::lock_guard<std::mutex> lock(started_mu_);
-  started_.emplace_back(function, arg);
+  std::lock_guard<std::mutex> lock(impl_->started_mu);
+  impl_->started.emplace_back(function, arg);
 }
 
 void AsyncExecutorEnv::WaitForJoin() {
   std::vector<std::thread> threads;
   {
-    std::lock_guard<std::mutex> lock(started_mu_);
-    threads.swap(started_);
+    std::lock_guard<std::mutex> lock(impl_->started_mu);
+    threads.swap(impl_->started);
   }
   for (std::thread& thread : threads) {
     // A started thread may end the process (exit() runs this Env's
@@ -185,37 +205,40 @@ void AsyncExecutorEnv::WaitForJoin() {
 }
 
 unsigned int AsyncExecutorEnv::GetThreadPoolQueueLen(Priority pri) const {
-  return ValidPool(pri) ? executor_.QueueLength(pri) : 0;
+  return ValidPool(pri) ? impl_->executor.QueueLength(pri) : 0;
 }
 
 int AsyncExecutorEnv::ReserveThreads(int threads_to_be_reserved, Priority pri) {
-  return ValidPool(pri) ? executor_.ReserveThreads(pri, threads_to_be_reserved)
-                        : 0;
+  return ValidPool(pri)
+             ? impl_->executor.ReserveThreads(pri, threads_to_be_reserved)
+             : 0;
 }
 
 int AsyncExecutorEnv::ReleaseThreads(int threads_to_be_released, Priority pri) {
-  return ValidPool(pri) ? executor_.ReleaseThreads(pri, threads_to_be_released)
-                        : 0;
+  return ValidPool(pri)
+             ? impl_->executor.ReleaseThreads(pri, threads_to_be_released)
+             : 0;
 }
 
 void AsyncExecutorEnv::SetBackgroundThreads(int number, Priority pri) {
-  if (ValidPool(pri)) executor_.SetThreads(pri, number);
+  if (ValidPool(pri)) impl_->executor.SetThreads(pri, number);
 }
 
 int AsyncExecutorEnv::GetBackgroundThreads(Priority pri) {
-  return ValidPool(pri) ? executor_.GetThreads(pri) : 0;
+  return ValidPool(pri) ? impl_->executor.GetThreads(pri) : 0;
 }
 
 void AsyncExecutorEnv::IncBackgroundThreadsIfNeeded(int number, Priority pri) {
-  if (ValidPool(pri)) executor_.IncThreadsIfNeeded(pri, number);
+  if (ValidPool(pri)) impl_->executor.IncThreadsIfNeeded(pri, number);
 }
 
 void AsyncExecutorEnv::LowerThreadPoolIOPriority(Priority pool) {
-  if (ValidPool(pool)) executor_.LowerIOPriority(pool);
+  if (ValidPool(pool)) impl_->executor.LowerIOPriority(pool);
 }
 
 void AsyncExecutorEnv::LowerThreadPoolCPUPriority(Priority pool) {
-  if (ValidPool(pool)) executor_.LowerCPUPriority(pool, CpuPriority::kLow);
+  if (ValidPool(pool))
+    impl_->executor.LowerCPUPriority(pool, CpuPriority::kLow);
 }
 
 Status AsyncExecutorEnv::LowerThreadPoolCPUPriority(Priority pool,
@@ -223,7 +246,7 @@ Status AsyncExecutorEnv::LowerThreadPoolCPUPriority(Priority pool,
   if (!ValidPool(pool)) {
     return Status::InvalidArgument(kClassName(), "no such thread pool");
   }
-  executor_.LowerCPUPriority(pool, pri);
+  impl_->executor.LowerCPUPriority(pool, pri);
   return Status::OK();
 }
 

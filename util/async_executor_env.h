@@ -16,18 +16,15 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
-#include <unordered_map>
-#include <vector>
 
 #include "rocksdb/env.h"
-#include "util/executor/task_executor.h"
 #include "util/option_checks.h"
 #include "util/scheduling_env_wrapper.h"
 
 namespace rocksdb_cuckoo {
+
+class TaskExecutor;
 
 struct AsyncExecutorEnvOptions {
   static const char* kName() { return "AsyncExecutorEnvOptions"; }
@@ -92,19 +89,24 @@ class AsyncExecutorEnv : public RefusesUnknownOptions<SchedulingEnvWrapper> {
   Status LowerThreadPoolCPUPriority(
       Priority pool, ROCKSDB_NAMESPACE::CpuPriority pri) override;
 
-  TaskExecutor& executor() { return executor_; }
+  // The executor behind the pools (pool i serves Env::Priority i); include
+  // util/executor/task_executor.h to use it.
+  TaskExecutor& executor();
   // A line per pool (BOTTOM, LOW, HIGH, USER) with its statistics.
-  std::string StatsString() const { return executor_.StatsString(); }
+  std::string StatsString() const;
 
  private:
-  void ApplyOptions();
-  // Registers each thread of pool `pool` with RocksDB's thread status.
-  ExecutorPool::ThreadHooks ThreadStatusHooks(int pool);
+  // The executor and the threads StartThread started: kept out of this
+  // header, which every user of the Env includes.
+  struct Impl;
 
+  // Hands options_ to the executor. Call after every change to options_
+  // (the constructor and PrepareOptions do).
+  void ApplyOptions();
+
+  // Registered with RegisterOptions, which keeps its address.
   AsyncExecutorEnvOptions options_;
-  TaskExecutor executor_;
-  std::mutex started_mu_;
-  std::vector<std::thread> started_;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace rocksdb_cuckoo

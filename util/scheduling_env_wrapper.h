@@ -5,10 +5,9 @@
 // A plain EnvWrapper's are RocksDB's legacy adapters, which call back into
 // the wrapper's file and clock methods, which forward to the target Env,
 // which calls its file system: layers of virtual calls on every WAL append
-// and clock read, which slow a single writer measurably, and what only the
-// FileSystem interface
-// carries (IOOptions, data verification info, asynchronous reads) dropped on
-// the way. This one hands out the target's own.
+// and clock read, which slow a single writer, and what only the FileSystem
+// interface carries (IOOptions, data verification info, asynchronous reads)
+// dropped on the way. This one hands out the target's own.
 #pragma once
 
 #include "rocksdb/convenience.h"

@@ -1,27 +1,110 @@
 #include "util/executor/cycle_clock.h"
 
+#include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <thread>
+
+#include "util/executor/wake_time.h"
 
 namespace rocksdb_cuckoo {
 
-double CycleClock::NanosPerTick() {
+CycleClock::Bracket CycleClock::ReadBracket() {
+  Bracket bracket;
+  bracket.before = SteadyNanos();
 #if defined(__x86_64__)
+  _mm_lfence();
+  bracket.ticks = __rdtsc();
+  _mm_lfence();
+#else
+  bracket.ticks = Now();
+#endif
+  bracket.after = SteadyNanos();
+  return bracket;
+}
+
+#if defined(__x86_64__)
+
+namespace {
+
+int64_t Width(const CycleClock::Bracket& bracket) {
+  return bracket.after - bracket.before;
+}
+
+class Calibration {
+ public:
+  double Try() {
+    const double known = nanos_per_tick_.load(std::memory_order_acquire);
+    if (known != 0) return known;
+    std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+    if (!lock.owns_lock()) return 0;
+    // Another thread may have finished since the look above.
+    const double finished = nanos_per_tick_.load(std::memory_order_relaxed);
+    if (finished != 0) return finished;
+    const CycleClock::Bracket now = CycleClock::ReadBracket();
+    const int64_t width = Width(now);
+    // A start that a preempted reading made wide would need a long window
+    // to bound the error; a tighter reading may end sooner as a new start.
+    if (!started_ || EarliestEnd(now, width) < EarliestEnd(start_, width)) {
+      start_ = now;
+      started_ = true;
+      return 0;
+    }
+    const int64_t window = now.after - start_.before;
+    if (window < CycleClock::kCalibrationNanos || now.ticks <= start_.ticks ||
+        static_cast<double>(Width(start_) + width) >
+            CycleClock::kMaxCalibrationError * static_cast<double>(window)) {
+      return 0;
+    }
+    const double nanos_per_tick = static_cast<double>(window) /
+                                  static_cast<double>(now.ticks - start_.ticks);
+    nanos_per_tick_.store(nanos_per_tick, std::memory_order_release);
+    return nanos_per_tick;
+  }
+
+ private:
+  // The earliest a calibration from `start` can end, with an end reading
+  // `end_width` wide: the true rate lies within the two readings' widths
+  // over the window.
+  static double EarliestEnd(const CycleClock::Bracket& start,
+                            int64_t end_width) {
+    return static_cast<double>(start.before) +
+           std::max(static_cast<double>(CycleClock::kCalibrationNanos),
+                    static_cast<double>(Width(start) + end_width) /
+                        CycleClock::kMaxCalibrationError);
+  }
+
+  std::atomic<double> nanos_per_tick_{0};
+  std::mutex mu_;
+  bool started_ = false;         // guarded by mu_
+  CycleClock::Bracket start_{};  // guarded by mu_
+};
+
+Calibration& TheCalibration() {
+  static Calibration* calibration = new Calibration;  // never destroyed
+  return *calibration;
+}
+
+}  // namespace
+
+double CycleClock::TryNanosPerTick() { return TheCalibration().Try(); }
+
+double CycleClock::NanosPerTick() {
   static const double nanos_per_tick = [] {
-    using Clock = std::chrono::steady_clock;
-    const Clock::time_point start = Clock::now();
-    const uint64_t start_ticks = Now();
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    const uint64_t ticks = Now() - start_ticks;
-    const double nanos = static_cast<double>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() -
-                                                             start)
-            .count());
-    return ticks == 0 ? 1.0 : nanos / static_cast<double>(ticks);
+    double rate;
+    while ((rate = TryNanosPerTick()) == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return rate;
   }();
   return nanos_per_tick;
-#else
-  return 1.0;
-#endif
 }
+
+#else
+
+double CycleClock::TryNanosPerTick() { return 1.0; }
+double CycleClock::NanosPerTick() { return 1.0; }
+
+#endif
 
 }  // namespace rocksdb_cuckoo

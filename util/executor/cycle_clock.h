@@ -1,9 +1,11 @@
-// A cheap timestamp for statistics: the CPU's time-stamp counter on x86-64
-// (invariant TSC, synchronized across cores on current systems), the steady
-// clock elsewhere. Reading it costs a third of a clock_gettime call (less
-// still where the clock source is a hypervisor's), which matters when the
-// executor stamps every task twice. Durations convert to nanoseconds with a
-// factor calibrated once against the steady clock.
+// The CPU's time-stamp counter on x86-64 (invariant TSC, synchronized across
+// cores on current systems), the steady clock elsewhere: a timestamp much
+// cheaper to read than clock_gettime (more so where the clock source is a
+// hypervisor's), which matters when the executor stamps every task twice.
+//
+// This unit owns the counter's one calibration against the steady clock:
+// statistics convert ticks to nanoseconds with it, and TscSteadyClock
+// extrapolates the steady clock with it.
 #pragma once
 
 #include <chrono>
@@ -27,11 +29,33 @@ class CycleClock {
             .count());
 #endif
   }
-  // Nanoseconds per tick, measured over a few milliseconds on first use.
+
+  // A counter reading between two steady-clock readings (nanoseconds),
+  // fenced so that the processor cannot move it outside them: the steady
+  // clock stood in [before, after] when the counter read `ticks`.
+  struct Bracket {
+    int64_t before;
+    uint64_t ticks;
+    int64_t after;
+  };
+  static Bracket ReadBracket();
+
+  // Nanoseconds per tick, or 0 while the calibration is under way; never
+  // waits, and each call moves the calibration on. The rate is measured
+  // between two brackets at least kCalibrationNanos apart, from the earlier
+  // one's `before` to the later one's `after`, so it errs only upwards (a
+  // tick count never converts to less than the steady-clock time it spans),
+  // and by at most kMaxCalibrationError: on a busy host it waits for
+  // readings tight enough.
+  static double TryNanosPerTick();
+  // TryNanosPerTick once calibrated: the first call waits for that.
   static double NanosPerTick();
   static uint64_t ToNanos(uint64_t ticks) {
     return static_cast<uint64_t>(static_cast<double>(ticks) * NanosPerTick());
   }
+
+  static constexpr int64_t kCalibrationNanos = 10 * 1000 * 1000;
+  static constexpr double kMaxCalibrationError = 4e-4;
 };
 
 }  // namespace rocksdb_cuckoo

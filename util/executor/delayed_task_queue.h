@@ -31,7 +31,7 @@ class DelayedTaskQueue {
   // is now kReady. `cancelled`: the timer cancelled it (it was kDelayed).
   using Callback = std::function<void(ExecutorTask*)>;
   DelayedTaskQueue(Callback due, Callback cancelled);
-  // Requires Stop().
+  // Stop() must have been called.
   ~DelayedTaskQueue();
 
   DelayedTaskQueue(const DelayedTaskQueue&) = delete;
@@ -74,25 +74,37 @@ class DelayedTaskQueue {
   static constexpr int64_t kIdleWakeNanos = 1000 * 1000 * 1000;
 
   void ThreadMain();
+  // Wakes the timer thread.
+  // REQUIRES: mu_ not held.
   void Kick();
   // Files the inbox and purges dead entries on the calling thread, waking
   // the timer thread only if a filed task is due before it wakes anyway:
-  // waking a sleeping thread costs far more than the filing (tens of
-  // microseconds on virtual machines). False, having done nothing, if
-  // another thread holds the mutex: it never waits.
+  // waking a sleeping thread costs far more than the filing (more still on
+  // virtual machines). False, having done nothing, if another thread holds
+  // the mutex: it never waits.
+  // REQUIRES: mu_ not held.
   bool TryTidy();
   // What Watch and WatchNew share once the task is in the inbox.
+  // REQUIRES: mu_ not held.
   void Pushed(int64_t wake);
-  // These require mu_.
+  // Moves the inbox into the heap.
+  // REQUIRES: mu_ held.
   void FileInbox();
+  // REQUIRES: mu_ held.
   void PushEntry(const Entry& entry);
   // Files the inbox, and purges once dead entries reach purge_at_.
+  // REQUIRES: mu_ held.
   void Tidy();
   // An entry's time came: true if its task is due and now kReady; false if
   // it is filed again (snoozed later) or dropped (reference and all).
+  // REQUIRES: mu_ held.
   bool Surface(ExecutorTask* task, uint64_t entry_word, int64_t now);
+  // Drops the heap's dead entries.
+  // REQUIRES: mu_ held.
   void Purge();
-  // Cancels every task in the heap and inbox; requires mu_.
+  // Cancels every task in the heap and inbox; appends them to *out, one
+  // reference each for the caller.
+  // REQUIRES: mu_ held.
   void CancelAll(std::vector<ExecutorTask*>* out);
 
   const Callback due_;
@@ -108,10 +120,12 @@ class DelayedTaskQueue {
 
   std::mutex mu_;
   std::condition_variable cv_;
+  // Guarded by mu_.
   bool kicked_ = false;
   bool stopping_ = false;
   std::vector<Entry> heap_;            // min-heap on deadline
   std::vector<ExecutorTask*> filing_;  // FileInbox's scratch list
+  // Started once, under mu_; joined by Stop.
   std::thread thread_;
 };
 

@@ -75,7 +75,8 @@ class ExecutorPool {
   // Threads are named `thread_name` (at most 15 characters are kept).
   ExecutorPool(std::string thread_name, AfterRun after_run,
                ThreadHooks hooks = ThreadHooks());
-  // Runs what is still queued on the calling thread; call Shutdown first.
+  // Runs what is still queued on the calling thread. Shutdown() must have
+  // been called.
   ~ExecutorPool();
 
   ExecutorPool(const ExecutorPool&) = delete;
@@ -136,24 +137,37 @@ class ExecutorPool {
   using Lock = std::unique_lock<Mutex>;
 
   void WorkerMain(Worker* worker);
-  // Each of these requires mu_.
+  // Moves the inbox into ready_.
+  // REQUIRES: mu_ held.
   void FileInbox();
   // Surplus workers (live_ above target_ after a shrink) only finish the
   // task they run, so they do not count as room.
+  // REQUIRES: mu_ held.
   int Capacity() const { return std::min(live_, target_) - reserved_; }
+  // REQUIRES: mu_ held.
   bool MayStartTask() const { return running_ < Capacity(); }
   // Workers are running tasks and none may start another: the helper's cue
   // (a pool without threads runs nothing, not even on the helper).
+  // REQUIRES: mu_ held.
   bool AllWorkersBusy() const { return running_ > 0 && !MayStartTask(); }
+  // The most recently idle worker, taken off idle_; the caller Unparks it
+  // once mu_ is released.
+  // REQUIRES: mu_ held.
   Worker* PopIdle();
   // For the threads other than workers that file the inbox (the helper,
   // HelpStarved, CancelTagged): a worker that counted itself idle and then
   // found the inbox empty, because one of them had just emptied it, is going
   // to sleep. So after filing they take the idle worker to wake (Unpark it
   // once mu_ is released) if a ready task could start; nullptr if none.
+  // REQUIRES: mu_ held.
   Worker* PopIdleForReadyTasks();
+  // Wakes up to `count` idle workers.
+  // REQUIRES: mu_ held through *lock (released while it unparks them).
   void WakeIdle(int count, Lock* lock);
+  // REQUIRES: mu_ held.
   void StartWorker();
+  // Joins the workers that have retired and keeps their statistics.
+  // REQUIRES: mu_ held.
   void JoinExited();
   // A task taken from the queue and marked running.
   struct Started {
@@ -176,34 +190,50 @@ class ExecutorPool {
   bool TasksAreLong() const {
     return avg_run_nanos_.load(std::memory_order_relaxed) >= kShortTaskNanos;
   }
+  // REQUIRES: mu_ held.
   int BatchLimit() const;
   // Whether a worker that leaves ready tasks behind should wake another.
   // Always for long tasks, each of which needs a thread of its own. Short
   // ones are waited for by a CPU, not a thread: while as many workers are
   // awake as the process has CPUs, one more would only take CPU time from
   // the workers holding the tasks, and delay the very tasks it would start.
+  // REQUIRES: mu_ held.
   bool AnotherWorkerHelps() const;
   // Takes up to `limit` tasks that are still ready and marks them running.
+  // Each must then go through RunBatch and FinishBatch.
+  // REQUIRES: mu_ held.
   int StartBatch(Started* batch, int limit);
-  // Runs them on the calling thread; requires mu_ not held.
+  // Runs a batch from StartBatch on the calling thread.
+  // REQUIRES: mu_ not held.
   void RunBatch(Worker* worker, const Started* batch, int n);
+  // Counts the batch's clients' tasks as ended; after RunBatch.
+  // REQUIRES: mu_ held.
   void FinishBatch(const Started* batch, int n);
   // Runs every queued task on the calling thread (no workers left).
+  // REQUIRES: mu_ held through *lock (released while tasks run).
   void DrainHere(Lock* lock);
+  // REQUIRES: mu_ not held.
   void WakeOne();
   // After a push; `first_of_burst`: the push found its inbox shard empty.
+  // REQUIRES: mu_ not held.
   void WakeIfIdle(bool first_of_burst);
   // Before a worker sleeps: watches the inbox for up to kSpinNanos, with
   // mu_ released, and says whether a task came. Waking a sleeping thread
-  // takes tens of microseconds (far more on a virtual machine), so a task
-  // that follows the last one closely starts at once instead. One worker
-  // per pool spins at a time, which bounds the CPU it costs.
+  // takes far longer than a hand-over to a running one (longer still on a
+  // virtual machine), so a task that follows the last one closely starts at
+  // once instead. One worker per pool spins at a time, which bounds the CPU
+  // it costs.
+  // REQUIRES: mu_ held through *lock (released while it watches).
   bool SpinForWork(Lock* lock);
   static constexpr uint64_t kSpinNanos = 50000;
   // Wakes (or starts) the helper if a starved client has a task and every
   // worker is busy.
+  // REQUIRES: mu_ not held.
   void HelpStarved();
   void HelperMain(Worker* helper);
+  // Takes one task of a starved client and marks it running; the caller
+  // runs it and then calls ready_.Finished(client).
+  // REQUIRES: mu_ held.
   bool StartStarved(Started* started);
 
   // For the life of one of the pool's threads: names it, runs the hooks.
@@ -249,6 +279,8 @@ class ExecutorPool {
       static_cast<int>(ROCKSDB_NAMESPACE::CpuPriority::kNormal)};
 
   alignas(64) mutable Mutex mu_;
+  // Guarded by mu_ (Shutdown reads workers_ without it, once no one can
+  // change it).
   FairReadyQueue ready_;
   std::vector<ExecutorTask*> filing_;  // FileInbox's scratch list
   std::vector<std::unique_ptr<Worker>> workers_;

@@ -36,6 +36,8 @@ class FairReadyQueue {
   // under (stale if the task's word has moved on since), and counts it as
   // running for its client until Finished(client), stale or not.
   bool Pop(ExecutorTask** task, uint64_t* word);
+  // Call once per task taken by Pop or PopStarved, when it has run or was
+  // dropped as stale.
   void Finished(const void* client);
   // Whether some client has tasks queued and none running ("starved"), and
   // Pop restricted to such clients.

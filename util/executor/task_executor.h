@@ -98,7 +98,8 @@ class TaskExecutor {
   void Snooze(const TaskHandle& handle, std::chrono::nanoseconds delay);
   // Snooze for callers that need the answer: if the task is running, waits
   // for that run to end. Returns true if the task is then due at now+delay
-  // (and not running), false if it had finished or been cancelled.
+  // (and not running), false if it had finished or been cancelled. Not from
+  // the task's own run, which it would wait for.
   bool SnoozeAndWait(const TaskHandle& handle, std::chrono::nanoseconds delay);
   // Cancels every waiting task of `pool` tagged `tag` and returns how many,
   // exactly; their on_cancel functions have run when it returns. Running

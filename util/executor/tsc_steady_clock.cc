@@ -6,17 +6,17 @@
 #include <mutex>
 #include <string>
 
+#include "util/executor/cycle_clock.h"
 #include "util/executor/wake_time.h"
-
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#endif
 
 namespace rocksdb_cuckoo {
 
 #if defined(__x86_64__)
 
 namespace {
+
+static_assert(TscSteadyClock::kRateMargin > CycleClock::kMaxCalibrationError,
+              "the margin must cover the calibration's error");
 
 bool KernelKeepsTimeWithTsc() {
   std::ifstream in(
@@ -25,21 +25,11 @@ bool KernelKeepsTimeWithTsc() {
   return static_cast<bool>(in >> source) && source == "tsc";
 }
 
-// A counter reading between two steady-clock readings, for calibration and
-// anchors. The fences keep the counter read between the two. False when
-// the two lie more than kTightNanos apart (the thread was preempted, say):
-// such a reading would loosen the bounds.
-struct Bracket {
-  int64_t before;
-  uint64_t tsc;
-  int64_t after;
-};
-bool ReadTight(Bracket* bracket) {
-  bracket->before = SteadyNanos();
-  _mm_lfence();
-  bracket->tsc = __rdtsc();
-  _mm_lfence();
-  bracket->after = SteadyNanos();
+// A counter reading for an anchor; false when its steady readings lie more
+// than kTightNanos apart (the thread was preempted, say): such a reading
+// would loosen the bounds.
+bool ReadTight(CycleClock::Bracket* bracket) {
+  *bracket = CycleClock::ReadBracket();
   return bracket->after - bracket->before <= TscSteadyClock::kTightNanos;
 }
 
@@ -50,7 +40,7 @@ class alignas(64) Extrapolator {
   int64_t Now() {
     const Mode mode = mode_.load(std::memory_order_acquire);
     if (mode == kOff) return SteadyNanos();
-    if (mode == kCalibrating) return Calibrate();
+    if (mode == kStarting) return Start();
     // The anchor, under a sequence lock (odd while it is being renewed).
     const uint64_t version = version_.load(std::memory_order_acquire);
     const uint64_t anchor_tsc = anchor_tsc_.load(std::memory_order_relaxed);
@@ -58,7 +48,7 @@ class alignas(64) Extrapolator {
     std::atomic_thread_fence(std::memory_order_acquire);
     if ((version & 1) == 0 &&
         version_.load(std::memory_order_relaxed) == version) {
-      const uint64_t tsc = __rdtsc();
+      const uint64_t tsc = CycleClock::Now();
       if (TicksSince(anchor_tsc, tsc) < anchor_ticks_) {
         return Estimate(anchor_tsc, anchor_nanos, tsc);
       }
@@ -71,7 +61,7 @@ class alignas(64) Extrapolator {
   }
 
  private:
-  enum Mode { kCalibrating, kExtrapolating, kOff };
+  enum Mode { kStarting, kExtrapolating, kOff };
 
   // Counter ticks from the anchor to `tsc`; none if the counter was read
   // before the anchor was.
@@ -90,35 +80,26 @@ class alignas(64) Extrapolator {
            static_cast<int64_t>(scaled >> 32);
   }
 
-  // Until the rate is known: measures it between the first call and one at
-  // least kCalibrationNanos later, bounding it from above (steady readings
-  // outside both counter readings), then rounds it up by kRateMargin.
-  int64_t Calibrate() {
-    std::unique_lock<std::mutex> lock(calibration_mu_, std::try_to_lock);
+  // Until CycleClock's calibration (which each call moves on) knows the
+  // rate: the steady clock. Then the rate, rounded up by kRateMargin, and
+  // the first anchor.
+  int64_t Start() {
+    const double nanos_per_tick = CycleClock::TryNanosPerTick();
+    if (nanos_per_tick == 0) return SteadyNanos();
+    std::unique_lock<std::mutex> lock(start_mu_, std::try_to_lock);
     if (!lock.owns_lock()) return SteadyNanos();
-    Bracket now;
+    CycleClock::Bracket now;
     if (!ReadTight(&now) ||
-        mode_.load(std::memory_order_relaxed) != kCalibrating) {
+        mode_.load(std::memory_order_relaxed) != kStarting) {
       return now.after;
     }
-    if (first_tsc_ == 0) {
-      first_tsc_ = now.tsc;
-      first_nanos_ = now.before;
-      return now.after;
-    }
-    if (now.after - first_nanos_ < TscSteadyClock::kCalibrationNanos ||
-        now.tsc <= first_tsc_) {
-      return now.after;
-    }
-    const double nanos_per_tick =
-        static_cast<double>(now.after - first_nanos_) /
-        static_cast<double>(now.tsc - first_tsc_) *
-        (1 + TscSteadyClock::kRateMargin);
+    const double rounded_up =
+        nanos_per_tick * (1 + TscSteadyClock::kRateMargin);
     nanos_per_tick_q32_ =
-        static_cast<uint64_t>(std::ceil(std::ldexp(nanos_per_tick, 32)));
+        static_cast<uint64_t>(std::ceil(std::ldexp(rounded_up, 32)));
     anchor_ticks_ = static_cast<uint64_t>(
-        static_cast<double>(TscSteadyClock::kAnchorNanos) / nanos_per_tick);
-    anchor_tsc_.store(now.tsc, std::memory_order_relaxed);
+        static_cast<double>(TscSteadyClock::kAnchorNanos) / rounded_up);
+    anchor_tsc_.store(now.ticks, std::memory_order_relaxed);
     anchor_nanos_.store(now.after, std::memory_order_relaxed);
     mode_.store(kExtrapolating, std::memory_order_release);
     return now.after;
@@ -127,7 +108,7 @@ class alignas(64) Extrapolator {
   // A new anchor; also checks that the old one's estimate for this moment
   // was not behind the steady clock.
   int64_t Renew() {
-    Bracket now;
+    CycleClock::Bracket now;
     if (!ReadTight(&now)) return now.after;
     uint64_t version = version_.load(std::memory_order_relaxed);
     // Another thread renewing: this reading is as good.
@@ -139,24 +120,22 @@ class alignas(64) Extrapolator {
     std::atomic_thread_fence(std::memory_order_release);
     const int64_t estimate =
         Estimate(anchor_tsc_.load(std::memory_order_relaxed),
-                 anchor_nanos_.load(std::memory_order_relaxed), now.tsc);
+                 anchor_nanos_.load(std::memory_order_relaxed), now.ticks);
     // The counter ran slower than measured, or went back: stop trusting it.
     if (estimate < now.before) mode_.store(kOff, std::memory_order_release);
-    anchor_tsc_.store(now.tsc, std::memory_order_relaxed);
+    anchor_tsc_.store(now.ticks, std::memory_order_relaxed);
     anchor_nanos_.store(now.after, std::memory_order_relaxed);
     version_.store(version + 2, std::memory_order_release);
     return now.after;
   }
 
-  std::atomic<Mode> mode_{KernelKeepsTimeWithTsc() ? kCalibrating : kOff};
-  // Written once, before mode_ turns kExtrapolating: nanoseconds per tick
-  // in 32.32 fixed point, rounded up (an integer multiplication is a few
-  // cycles where converting to and from double took a third of Now()).
+  std::atomic<Mode> mode_{KernelKeepsTimeWithTsc() ? kStarting : kOff};
+  // Written once, under start_mu_, before mode_ turns kExtrapolating:
+  // nanoseconds per tick in 32.32 fixed point, rounded up (an integer
+  // multiplication is far cheaper than converting to and from double).
   uint64_t nanos_per_tick_q32_ = 0;
   uint64_t anchor_ticks_ = 0;
-  std::mutex calibration_mu_;
-  uint64_t first_tsc_ = 0;   // guarded by calibration_mu_
-  int64_t first_nanos_ = 0;  // guarded by calibration_mu_
+  std::mutex start_mu_;
   std::atomic<uint64_t> version_{0};
   std::atomic<uint64_t> anchor_tsc_{0};
   std::atomic<int64_t> anchor_nanos_{0};
