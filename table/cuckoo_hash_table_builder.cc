@@ -11,6 +11,7 @@
 #include "rocksdb/merge_operator.h"
 #include "table/cuckoo_hash_table_checks.h"
 #include "table/cuckoo_placement.h"
+#include "table/key_location.h"
 #include "table/meta_blocks.h"
 
 namespace rocksdb_cuckoo {
@@ -297,7 +298,7 @@ void CuckooHashTableBuilder::PlaceUserKeys() {
       return;
     }
     for (uint64_t k = 0; k < num_keys; k++) {
-      const KeyHash kh =
+      const KeyLocation kh =
           LocateKey(key_hashes_[k],
                     options_.identity_as_first_hash ? identity_keys_[k] : 0,
                     options_.identity_as_first_hash, num_buckets);

@@ -27,6 +27,10 @@ class CuckooHashTableBuilder : public VersionNeutralTableBuilder {
       const CuckooHashTableOptions& options,
       ROCKSDB_NAMESPACE::WritableFileWriter* file);
 
+  // Call order: Add() for each entry, in internal-key order, then exactly
+  // one of Finish() or Abandon(). An Add() after either is ignored, as is
+  // one after an entry was refused (status() says why); a Finish() after
+  // either returns InvalidArgument.
   void Add(const ROCKSDB_NAMESPACE::Slice& key,
            const ROCKSDB_NAMESPACE::Slice& value) override;
   ROCKSDB_NAMESPACE::Status status() const override { return status_; }

@@ -52,12 +52,11 @@
 //   |                 property readers (ReadTableProperties) work      |
 //   +------------------------------------------------------------------+
 //
-// Lookup of user key K: h = HashKey(K); fingerprint and two candidate
-// buckets come from h (the first from IdentityKey(K) when identity hashing is
-// on). The builder keeps this invariant: a key sits in its second bucket (or
-// the stash) only if its first bucket is full. So a miss reads one cache line
-// whenever the first bucket has a free slot, and at most two otherwise (plus
-// the stash, which is empty in practice).
+// Lookup of user key K: its fingerprint and two candidate buckets come from
+// one hash of K (table/key_location.h). The builder keeps this invariant: a key
+// sits in its second bucket (or the stash) only if its first bucket is full. So
+// a miss reads one cache line whenever the first bucket has a free slot, and at
+// most two otherwise (plus the stash, which is empty in practice).
 //
 // The hash also names two preferred slots, the same in both buckets, and the
 // builder seats as many keys of each bucket in one of their preferred slots
@@ -65,8 +64,6 @@
 // key's entry together with its buckets instead of after them: most hits
 // cost one memory round trip.
 #pragma once
-
-#include <emmintrin.h>
 
 #include <cstdint>
 #include <cstring>
@@ -77,7 +74,6 @@
 #include "rocksdb/status.h"
 #include "rocksdb/table.h"
 #include "util/coding.h"
-#include "util/key_hash.h"
 
 namespace rocksdb_cuckoo {
 
@@ -112,17 +108,9 @@ constexpr uint32_t kFooterHandlesSize = 40;
 constexpr uint32_t kRocksDBFooterFormatVersion = 1;
 
 // The fingerprints of a bucket's slots; 0 marks an empty slot.
+// (table/bucket_match.h compares them.)
 struct Fingerprints {
   uint16_t fingerprint[kSlotsPerBucket];
-
-  // Two bits per slot whose fingerprint is `fp`: all eight compared at once.
-  uint32_t SlotsWith(uint16_t fp) const {
-    const __m128i fps =
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(fingerprint));
-    return static_cast<uint32_t>(_mm_movemask_epi8(
-        _mm_cmpeq_epi16(fps, _mm_set1_epi16(static_cast<short>(fp)))));
-  }
-  bool Full() const { return SlotsWith(0) == 0; }
 };
 static_assert(sizeof(Fingerprints) == kFingerprintsSize, "packed");
 
@@ -152,73 +140,6 @@ static_assert(sizeof(Bucket) == kBucketSize, "a bucket is one cache line");
 // A stash slot: fingerprint in the low 16 bits, entry offset above.
 inline uint64_t EncodeStashSlot(uint16_t fp, uint64_t offset) {
   return (offset << 16) | fp;
-}
-
-// The slot of a bucket given two bits per slot, lowest first.
-inline uint32_t FirstSlot(uint32_t slot_bits) {
-  return static_cast<uint32_t>(__builtin_ctz(slot_bits)) / 2;
-}
-
-// Where a user key may live. Both bucket choices, the fingerprint and the
-// preferred slots derive from one 64-bit hash: the first bucket from its
-// high bits (or from the identity key), the fingerprint from its low 16
-// bits, the slots from the 6 bits above them, the second bucket from a
-// remix, so keys sharing a bucket rarely share a fingerprint. With identity
-// hashing the first slot is the identity key's quotient by num_buckets, so
-// dense integer keys of one bucket (k, k + n, k + 2n, ...) all get slots of
-// their own.
-struct KeyHash {
-  uint64_t bucket1;
-  uint64_t bucket2;
-  uint16_t fingerprint;
-  uint8_t slot[2];  // preferred slots, distinct
-};
-
-// Maps a uniformly distributed 64-bit value onto [0, n) without division.
-inline uint64_t FastRange(uint64_t x, uint64_t n) {
-  return static_cast<uint64_t>((static_cast<unsigned __int128>(x) * n) >> 64);
-}
-
-// The fingerprint of a key in its bucket slot: the hash's low 16 bits,
-// never 0 (which marks an empty slot).
-inline uint16_t FingerprintOf(uint64_t hash) {
-  return static_cast<uint16_t>(hash) | (static_cast<uint16_t>(hash) == 0);
-}
-
-// The second bucket of a key whose first bucket is `bucket1`: from the
-// remixed hash, and never the first one when there are two buckets or more.
-inline uint64_t SecondBucketOf(uint64_t hash, uint64_t bucket1,
-                               uint64_t num_buckets) {
-  const uint64_t bucket2 = FastRange(RemixHash(hash), num_buckets);
-  if (bucket2 != bucket1 || num_buckets == 1) return bucket2;
-  return bucket1 + 1 == num_buckets ? 0 : bucket1 + 1;
-}
-
-// Locates a key from its general hash and, with identity hashing on, its
-// identity key (builders keep both and learn num_buckets only at the end).
-inline KeyHash LocateKey(uint64_t hash, uint64_t identity_key, bool identity,
-                         uint64_t num_buckets) {
-  KeyHash kh;
-  kh.fingerprint = FingerprintOf(hash);
-  if (identity) {
-    const uint64_t quotient = identity_key / num_buckets;
-    kh.bucket1 = identity_key - quotient * num_buckets;
-    kh.slot[0] = static_cast<uint8_t>(quotient % kSlotsPerBucket);
-  } else {
-    kh.bucket1 = FastRange(hash, num_buckets);
-    kh.slot[0] = static_cast<uint8_t>((hash >> 16) % kSlotsPerBucket);
-  }
-  kh.slot[1] = kh.slot[0] ^
-               static_cast<uint8_t>(1 + (hash >> 19) % (kSlotsPerBucket - 1));
-  kh.bucket2 = SecondBucketOf(hash, kh.bucket1, num_buckets);
-  return kh;
-}
-
-inline KeyHash HashUserKey(const Slice& user_key, bool identity,
-                           uint64_t num_buckets, uint64_t seed) {
-  return LocateKey(HashKey(user_key.data(), user_key.size(), seed),
-                   identity ? IdentityKey(user_key.data(), user_key.size()) : 0,
-                   identity, num_buckets);
 }
 
 // The regions of a file and what the reader needs to interpret them.

@@ -7,6 +7,7 @@
 #include "file/random_access_file_reader.h"
 #include "memory/arena.h"
 #include "rocksdb/statistics.h"
+#include "table/bucket_match.h"
 #include "table/cuckoo_hash_table_checks.h"
 #include "table/cuckoo_hash_table_iterator.h"
 #include "table/external_file_seqno.h"
@@ -25,7 +26,6 @@ namespace rocksdb_cuckoo {
 using namespace ROCKSDB_NAMESPACE;
 
 namespace {
-
 // The MANIFEST lists each file's unique ID, derived from the DB id, session
 // id and file number the file was written with, which its properties keep.
 // A file that does not carry the ID listed for its number was overwritten or
@@ -48,18 +48,9 @@ Status CheckUniqueId(const TableProperties& properties,
       InternalUniqueIdToHumanString(&expected) + ", the file holds " +
       InternalUniqueIdToHumanString(&actual));
 }
-
 }  // namespace
 
-Status CuckooHashTableReader::InFile(Status s, const std::string& file_name) {
-  // Only damage names the file: a merge operator's failure (a Corruption
-  // with its own subcode, and often no message) is about the data, and
-  // callers tell it by that subcode.
-  if (!s.IsCorruption() || s.subcode() != Status::kNone) return s;
-  const char* state = s.getState();
-  return Status::Corruption(std::string(state != nullptr ? state : "damaged") +
-                            " in file " + file_name);
-}
+// ---- Opening a file. ----
 
 Status CuckooHashTableReader::Open(
     const ReadOptions& read_options, const TableReaderOptions& options,
@@ -70,6 +61,16 @@ Status CuckooHashTableReader::Open(
   return InFile(OpenFile(read_options, options, std::move(file), file_size,
                          load_in_background, reader),
                 file_name);
+}
+
+Status CuckooHashTableReader::InFile(Status s, const std::string& file_name) {
+  // Only damage names the file: a merge operator's failure (a Corruption
+  // with its own subcode, and often no message) is about the data, and
+  // callers tell it by that subcode.
+  if (!s.IsCorruption() || s.subcode() != Status::kNone) return s;
+  const char* state = s.getState();
+  return Status::Corruption(std::string(state != nullptr ? state : "damaged") +
+                            " in file " + file_name);
 }
 
 Status CuckooHashTableReader::OpenFile(
@@ -191,13 +192,6 @@ CuckooHashTableReader::~CuckooHashTableReader() {
   memory_->Close();
 }
 
-void CuckooHashTableReader::LoadRemaining(const std::atomic<bool>& stop) const {
-  for (const ChunkVerifier* chunks :
-       {&bucket_chunks_, &data_chunks_, &order_chunks_}) {
-    if (!chunks->VerifyRemaining(stop)) return;
-  }
-}
-
 namespace {
 
 // A region of the file checksummed on its own (the properties region aside).
@@ -218,22 +212,6 @@ std::array<Region, 5> RegionsOf(const Layout& layout) {
        {layout.range_del_offset, layout.range_del_size, "range tombstone"}}};
 }
 constexpr size_t kBulkRegions = 3;
-
-// Key equality without a call to memcmp for the usual key sizes: keys of
-// 8 to 16 bytes compare as two overlapping 8-byte words (read in either
-// byte order, equal words stay equal).
-inline bool SameKey(const Slice& a, const Slice& b) {
-  const size_t n = a.size();
-  if (n != b.size()) return false;
-  if (n >= 8 && n <= 16) {
-    const char* x = a.data();
-    const char* y = b.data();
-    return ((DecodeFixed64(x) ^ DecodeFixed64(y)) |
-            (DecodeFixed64(x + n - 8) ^ DecodeFixed64(y + n - 8))) == 0;
-  }
-  return memcmp(a.data(), b.data(), n) == 0;
-}
-
 }  // namespace
 
 Status CuckooHashTableReader::SetUpChunkVerifiers() {
@@ -368,20 +346,264 @@ Status CuckooHashTableReader::LoadRangeTombstones() {
   return Status::OK();
 }
 
-FragmentedRangeTombstoneIterator* CuckooHashTableReader::TombstonesAt(
-    SequenceNumber sequence) {
-  if (range_tombstones_ == nullptr) return nullptr;
-  return new FragmentedRangeTombstoneIterator(range_tombstones_, icomp_,
-                                              sequence);
+// ---- Serving state. ----
+
+void CuckooHashTableReader::LoadInBackgroundOnFirstLookup() {
+  if (background_load_pending_.load(std::memory_order_relaxed) &&
+      background_load_pending_.exchange(false)) {
+    BackgroundLoader::Instance().Add(background_load_.get());
+  }
 }
 
-Status CuckooHashTableReader::VerifyFile(bool metadata_only) {
-  uint64_t seqno_field;
-  return InThisFile(VerifyRegions(/*all_chunks=*/!metadata_only, &seqno_field));
+void CuckooHashTableReader::LoadRemaining(const std::atomic<bool>& stop) const {
+  for (const ChunkVerifier* chunks :
+       {&bucket_chunks_, &data_chunks_, &order_chunks_}) {
+    if (!chunks->VerifyRemaining(stop)) return;
+  }
 }
 
-inline bool CuckooHashTableReader::ReadEntry(uint64_t offset, EntryView* entry,
-                                             bool verify,
+bool CuckooHashTableReader::StillLoading() const {
+  return loads_chunks_ && memory_->loaded_bytes() < memory_->size();
+}
+
+Status CuckooHashTableReader::NoIoWhileLoading() {
+  return Status::Incomplete(
+      "CuckooHashTable: file still loading, and the read may not do I/O");
+}
+
+bool CuckooHashTableReader::MustVerify(const ReadOptions& read_options) const {
+  return read_options.verify_checksums || loads_chunks_;
+}
+
+namespace {
+
+// Key equality without a call to memcmp for the usual key sizes: keys of
+// 8 to 16 bytes compare as two overlapping 8-byte words (read in either
+// byte order, equal words stay equal).
+inline bool SameKey(const Slice& a, const Slice& b) {
+  const size_t n = a.size();
+  if (n != b.size()) return false;
+  if (n >= 8 && n <= 16) {
+    const char* x = a.data();
+    const char* y = b.data();
+    return ((DecodeFixed64(x) ^ DecodeFixed64(y)) |
+            (DecodeFixed64(x + n - 8) ^ DecodeFixed64(y + n - 8))) == 0;
+  }
+  return memcmp(a.data(), b.data(), n) == 0;
+}
+
+}  // namespace
+
+// ---- Point lookups, in call order: Get, then what it calls. ----
+
+constexpr uint64_t kNoCandidate = UINT64_MAX;
+constexpr uint64_t kDamagedCandidate = UINT64_MAX - 1;
+
+struct CuckooHashTableReader::Lookup {
+  Lookup() = default;
+  Lookup(const Slice& key, const KeyLocation& location, bool verify_chunks)
+      : user_key(key), at(location), verify(verify_chunks) {}
+
+  Slice user_key;
+  KeyLocation at;
+  // Whether reads pass the chunk verifiers (MustVerify()).
+  bool verify = false;
+  // Set by FindCandidate(): the entry the fingerprints point at first,
+  // kNoCandidate, or kDamagedCandidate (with `damage` saying why).
+  uint64_t candidate = kNoCandidate;
+  bool fingerprint_seen = false;
+  // On kFound: the first of user_key's versions.
+  EntryView entry;
+  // On kDamaged: what is damaged. The lookup answers that error: reading
+  // again might succeed, but a read error must reach the caller, as it
+  // does from RocksDB's own tables.
+  ROCKSDB_NAMESPACE::Status damage;
+};
+
+// What a lookup found: the key, or that it is absent, told by the
+// fingerprints alone or only after comparing keys; or damage in the file.
+enum class CuckooHashTableReader::Probe : int {
+  kNoFingerprint = 0,
+  kFingerprintOnly = 1,
+  kFound = 2,
+  kDamaged = 3
+};
+
+// Whether the entry at an offset is the lookup's key.
+enum class CuckooHashTableReader::Match : int { kOther, kSame, kDamaged };
+
+// The end of a search at a match that is not kOther.
+inline CuckooHashTableReader::Probe CuckooHashTableReader::ProbeOf(
+    Match match) {
+  return match == Match::kSame ? Probe::kFound : Probe::kDamaged;
+}
+
+inline CuckooHashTableReader::Probe CuckooHashTableReader::NotFound(
+    const Lookup& lookup) {
+  return lookup.fingerprint_seen ? Probe::kFingerprintOnly
+                                 : Probe::kNoFingerprint;
+}
+
+Status CuckooHashTableReader::Get(const ReadOptions& read_options,
+                                  const Slice& key, GetContext* get_context,
+                                  const SliceTransform* /*prefix_extractor*/,
+                                  bool /*skip_filters*/) {
+  if (layout_.num_user_keys == 0) return Status::OK();
+  ServingRead serving(read_options);
+  LoadInBackgroundOnFirstLookup();
+  if (read_options.read_tier == kBlockCacheTier && StillLoading()) {
+    get_context->MarkKeyMayExist();
+    return NoIoWhileLoading();
+  }
+  Lookup lookup(ExtractUserKey(key), Locate(ExtractUserKey(key)),
+                MustVerify(read_options));
+  // About one key in five lives in its second bucket: loading both lines at
+  // once costs bandwidth, not latency, and saves those keys a serial miss.
+  __builtin_prefetch(&FingerprintsAt(lookup.at.bucket2));
+  PrefetchPreferredEntries(lookup.at);
+  FindCandidate(&lookup);
+  const Probe probe = FindUserKey(&lookup);
+  if (statistics_ != nullptr) {
+    ProbeCounts counts{};
+    counts[static_cast<int>(probe)]++;
+    RecordProbes(counts);
+  }
+  if (probe == Probe::kDamaged) return InThisFile(lookup.damage);
+  if (probe != Probe::kFound) return Status::OK();
+  return InThisFile(
+      SaveVersions(lookup, GetInternalKeySeqno(key), get_context));
+}
+
+inline KeyLocation CuckooHashTableReader::Locate(const Slice& user_key) const {
+  return LocateUserKey(user_key, layout_.identity_as_first_hash,
+                       layout_.num_buckets, layout_.hash_seed);
+}
+
+inline const Fingerprints& CuckooHashTableReader::FingerprintsAt(
+    uint64_t bucket) const {
+  return *reinterpret_cast<const Fingerprints*>(
+      bucket_array_ + bucket * layout_.bucket_stride());
+}
+
+// Slot order: a key's entry is most likely in a preferred slot of its first
+// bucket (75% of keys at load 0.9), whose address is known before the
+// bucket arrives, so start loading the entries stored there. The second
+// bucket's slots are not loaded: they would serve 15% of hits but cost every
+// miss more memory reads.
+inline void CuckooHashTableReader::PrefetchPreferredEntries(
+    const KeyLocation& at) const {
+  const uint64_t size = layout_.slot_entry_size;
+  if (size == 0) return;
+  const char* entries = data_ + at.bucket1 * kSlotsPerBucket * size;
+  PrefetchKeyOf(entries + at.slot[0] * size);
+  PrefetchKeyOf(entries + at.slot[1] * size);
+}
+
+// The lines holding the key: where the entry starts and, when the layout
+// gives the key's size (slot entries of format 3), where the key ends. An
+// entry rarely starts on a line boundary, so a key can end on the next
+// line, which would otherwise be a second, serial miss.
+inline void CuckooHashTableReader::PrefetchKeyOf(const char* entry) const {
+  __builtin_prefetch(entry);
+  if (layout_.slot_key_size > 0) {
+    __builtin_prefetch(entry + layout_.slot_key_size - 1);
+  }
+}
+
+void CuckooHashTableReader::FindCandidate(Lookup* lookup) const {
+  // A fixed slot's entry is where its index says: a damaged fingerprint can
+  // only lead to another intact entry, whose key then differs. A stored
+  // offset is trusted only from a verified bucket: damaged, it could lead
+  // to an older version of this very key. A bucket not loaded yet has no
+  // fingerprints to read at all.
+  const bool check =
+      lookup->verify && (!layout_.fixed_slots() || loads_chunks_);
+  const uint64_t stride = layout_.bucket_stride();
+  const KeyLocation& at = lookup->at;
+  uint64_t bucket = at.bucket1;
+  if (check &&
+      !bucket_chunks_.Check(bucket * stride, stride, &lookup->damage)) {
+    lookup->candidate = kDamagedCandidate;
+    return;
+  }
+  const Fingerprints& first = FingerprintsAt(bucket);
+  SlotMask matches = MatchFingerprint(first, at.fingerprint);
+  if (matches.empty() && IsFull(first)) {
+    bucket = at.bucket2;
+    if (check &&
+        !bucket_chunks_.Check(bucket * stride, stride, &lookup->damage)) {
+      lookup->candidate = kDamagedCandidate;
+      return;
+    }
+    matches = MatchFingerprint(FingerprintsAt(bucket), at.fingerprint);
+  }
+  lookup->candidate =
+      matches.empty() ? kNoCandidate : EntryOffset(bucket, matches.Lowest());
+}
+
+inline uint64_t CuckooHashTableReader::EntryOffset(uint64_t bucket,
+                                                   uint32_t slot) const {
+  if (layout_.fixed_slots()) {
+    return (bucket * kSlotsPerBucket + slot) * layout_.slot_entry_size;
+  }
+  return reinterpret_cast<const Bucket*>(bucket_array_ + bucket * kBucketSize)
+      ->OffsetAt(slot);
+}
+
+CuckooHashTableReader::Probe CuckooHashTableReader::FindUserKey(
+    Lookup* lookup) const {
+  // The candidate counts only if its entry, verified, holds this very key.
+  // The full probe covers the rest: absent keys, fingerprint collisions and
+  // the stash. Damage, or a failed read, is answered where it is met.
+  if (lookup->candidate == kDamagedCandidate) return Probe::kDamaged;
+  if (lookup->candidate != kNoCandidate) {
+    const Match match = KeyAt(lookup->candidate, lookup);
+    if (match != Match::kOther) return ProbeOf(match);
+  }
+  const uint64_t stride = layout_.bucket_stride();
+  for (const uint64_t b : {lookup->at.bucket1, lookup->at.bucket2}) {
+    if (lookup->verify &&
+        !bucket_chunks_.Check(b * stride, stride, &lookup->damage)) {
+      return Probe::kDamaged;
+    }
+    const Match match = MatchInBucket(b, lookup);
+    if (match != Match::kOther) return ProbeOf(match);
+    // See the invariant in the format header.
+    if (!IsFull(FingerprintsAt(b))) return NotFound(*lookup);
+  }
+  const char* stash = data_ + layout_.stash_offset;
+  for (uint64_t i = 0; i < layout_.num_stash; i++) {
+    const uint64_t slot = DecodeFixed64(stash + 8 * i);
+    if (static_cast<uint16_t>(slot) != lookup->at.fingerprint) continue;
+    lookup->fingerprint_seen = true;
+    const Match match = KeyAt(slot >> 16, lookup);
+    if (match != Match::kOther) return ProbeOf(match);
+  }
+  return NotFound(*lookup);
+}
+
+CuckooHashTableReader::Match CuckooHashTableReader::MatchInBucket(
+    uint64_t bucket, Lookup* lookup) const {
+  for (const uint32_t slot :
+       MatchFingerprint(FingerprintsAt(bucket), lookup->at.fingerprint)) {
+    lookup->fingerprint_seen = true;
+    const Match match = KeyAt(EntryOffset(bucket, slot), lookup);
+    if (match != Match::kOther) return match;
+  }
+  return Match::kOther;
+}
+
+inline CuckooHashTableReader::Match CuckooHashTableReader::KeyAt(
+    uint64_t offset, Lookup* lookup) const {
+  if (!ReadEntry(offset, lookup->verify, &lookup->entry, &lookup->damage)) {
+    return Match::kDamaged;
+  }
+  return SameKey(lookup->entry.user_key, lookup->user_key) ? Match::kSame
+                                                           : Match::kOther;
+}
+
+inline bool CuckooHashTableReader::ReadEntry(uint64_t offset, bool verify,
+                                             EntryView* entry,
                                              Status* damage) const {
   if (layout_.fixed_slots()) {
     // The entry's bytes are known before it is parsed.
@@ -413,84 +635,13 @@ inline bool CuckooHashTableReader::ReadEntry(uint64_t offset, EntryView* entry,
   return true;
 }
 
-inline CuckooHashTableReader::Match CuckooHashTableReader::KeyAt(
-    uint64_t offset, const Slice& user_key, EntryView* entry, bool verify,
-    Status* damage) const {
-  if (!ReadEntry(offset, entry, verify, damage)) return Match::kDamaged;
-  return SameKey(entry->user_key, user_key) ? Match::kSame : Match::kOther;
-}
-
-CuckooHashTableReader::Match CuckooHashTableReader::MatchInBucket(
-    uint64_t bucket, uint16_t fingerprint, const Slice& user_key,
-    EntryView* entry, bool* fingerprint_seen, bool verify,
-    Status* damage) const {
-  for (uint32_t mask = FingerprintsAt(bucket).SlotsWith(fingerprint);
-       mask != 0;) {
-    *fingerprint_seen = true;
-    const uint32_t slot = FirstSlot(mask);
-    mask &= ~(3u << (2 * slot));
-    const Match match =
-        KeyAt(EntryOffset(bucket, slot), user_key, entry, verify, damage);
-    if (match != Match::kOther) return match;
-  }
-  return Match::kOther;
-}
-
-CuckooHashTableReader::Probe CuckooHashTableReader::FindUserKey(
-    const Slice& user_key, const KeyHash& kh, uint64_t candidate,
-    EntryView* entry, bool verify, Status* damage) const {
-  // The candidate counts only if its entry, verified, holds this very key.
-  // The full probe covers the rest: absent keys, fingerprint collisions and
-  // the stash. Damage, or a failed read, is answered where it is met.
-  if (candidate == kDamagedCandidate) return Probe::kDamaged;
-  if (candidate != kNoCandidate) {
-    const Match match = KeyAt(candidate, user_key, entry, verify, damage);
-    if (match != Match::kOther) return ProbeOf(match);
-  }
-  bool seen = false;
-  const uint64_t stride = layout_.bucket_stride();
-  for (const uint64_t b : {kh.bucket1, kh.bucket2}) {
-    if (verify && !bucket_chunks_.Check(b * stride, stride, damage)) {
-      return Probe::kDamaged;
-    }
-    const Match match = MatchInBucket(b, kh.fingerprint, user_key, entry, &seen,
-                                      verify, damage);
-    if (match != Match::kOther) return ProbeOf(match);
-    // See the invariant in the format header.
-    if (!FingerprintsAt(b).Full())
-      return seen ? Probe::kFingerprintOnly : Probe::kNoFingerprint;
-  }
-  const char* stash = data_ + layout_.stash_offset;
-  for (uint64_t i = 0; i < layout_.num_stash; i++) {
-    const uint64_t slot = DecodeFixed64(stash + 8 * i);
-    if (static_cast<uint16_t>(slot) != kh.fingerprint) continue;
-    seen = true;
-    const Match match = KeyAt(slot >> 16, user_key, entry, verify, damage);
-    if (match != Match::kOther) return ProbeOf(match);
-  }
-  return seen ? Probe::kFingerprintOnly : Probe::kNoFingerprint;
-}
-
-void CuckooHashTableReader::RecordProbes(const ProbeCounts& counts) const {
-  if (statistics_ == nullptr) return;
-  // The fingerprints act as a full filter: count their work where users'
-  // dashboards look for BlockBasedTable's bloom filter.
-  if (counts[0] > 0) statistics_->recordTick(BLOOM_FILTER_USEFUL, counts[0]);
-  const uint64_t positive = counts[1] + counts[2];
-  if (positive > 0)
-    statistics_->recordTick(BLOOM_FILTER_FULL_POSITIVE, positive);
-  if (counts[2] > 0) {
-    statistics_->recordTick(BLOOM_FILTER_FULL_TRUE_POSITIVE, counts[2]);
-  }
-}
-
-Status CuckooHashTableReader::SaveVersions(EntryView entry,
-                                           const Slice& user_key,
-                                           SequenceNumber sequence, bool verify,
+Status CuckooHashTableReader::SaveVersions(const Lookup& lookup,
+                                           SequenceNumber sequence,
                                            GetContext* get_context) const {
   // Carries one pin on the file's memory into the caller's PinnableSlice
   // (GetContext moves it there), so the value needs no copy.
   Cleanable pinner;
+  EntryView entry = lookup.entry;
   for (;;) {
     const ValueType type = entry.type();
     if (!IsStoredType(type)) {
@@ -510,44 +661,25 @@ Status CuckooHashTableReader::SaveVersions(EntryView entry,
     // next bytes may be an empty slot, not an entry.
     if (single_versions_ || entry.next_offset >= layout_.data_size) break;
     Status damage;
-    if (!ReadEntry(entry.next_offset, &entry, verify, &damage)) return damage;
-    if (!SameKey(entry.user_key, user_key)) break;
+    if (!ReadEntry(entry.next_offset, lookup.verify, &entry, &damage)) {
+      return damage;
+    }
+    if (!SameKey(entry.user_key, lookup.user_key)) break;
   }
   return Status::OK();
 }
 
-Status CuckooHashTableReader::Get(const ReadOptions& read_options,
-                                  const Slice& key, GetContext* get_context,
-                                  const SliceTransform* /*prefix_extractor*/,
-                                  bool /*skip_filters*/) {
-  if (layout_.num_user_keys == 0) return Status::OK();
-  ServingRead serving(read_options);
-  LoadInBackgroundOnFirstLookup();
-  if (read_options.read_tier == kBlockCacheTier && StillLoading()) {
-    get_context->MarkKeyMayExist();
-    return NoIoWhileLoading();
+void CuckooHashTableReader::RecordProbes(const ProbeCounts& counts) const {
+  if (statistics_ == nullptr) return;
+  // The fingerprints act as a full filter: count their work where users'
+  // dashboards look for BlockBasedTable's bloom filter.
+  if (counts[0] > 0) statistics_->recordTick(BLOOM_FILTER_USEFUL, counts[0]);
+  const uint64_t positive = counts[1] + counts[2];
+  if (positive > 0)
+    statistics_->recordTick(BLOOM_FILTER_FULL_POSITIVE, positive);
+  if (counts[2] > 0) {
+    statistics_->recordTick(BLOOM_FILTER_FULL_TRUE_POSITIVE, counts[2]);
   }
-  const Slice user_key = ExtractUserKey(key);
-  const KeyHash kh = Hash(user_key);
-  // About one key in five lives in its second bucket: loading both lines at
-  // once costs bandwidth, not latency, and saves those keys a serial miss.
-  __builtin_prefetch(&FingerprintsAt(kh.bucket2));
-  PrefetchPreferredEntries(kh);
-  EntryView entry;
-  Status damage;
-  const bool verify = MustVerify(read_options);
-  const uint64_t candidate = Candidate(kh, verify, &damage);
-  const Probe probe =
-      FindUserKey(user_key, kh, candidate, &entry, verify, &damage);
-  if (statistics_ != nullptr) {
-    ProbeCounts counts{};
-    counts[static_cast<int>(probe)]++;
-    RecordProbes(counts);
-  }
-  if (probe == Probe::kDamaged) return InThisFile(damage);
-  if (probe != Probe::kFound) return Status::OK();
-  return InThisFile(SaveVersions(entry, user_key, GetInternalKeySeqno(key),
-                                 verify, get_context));
 }
 
 void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
@@ -569,45 +701,39 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
   // loads in flight than a core can track, and the excess waits anyway.
   constexpr size_t kGroup = 16;
   KeyContext* keys[kGroup];
-  KeyHash hashes[kGroup];
-  uint64_t candidates[kGroup];
-  Status damages[kGroup];
+  Lookup lookups[kGroup];
   ProbeCounts counts{};
   auto it = range->begin();
   while (it != range->end()) {
     size_t n = 0;
-    // Pass 1: hash each key and start loading its buckets. Not its likely
+    // Pass 1: locate each key and start loading its buckets. Not its likely
     // entries as Get does: with a group's buckets in flight those loads
     // made batches slower.
     for (; n < kGroup && it != range->end(); ++it, ++n) {
       keys[n] = &*it;
-      hashes[n] = Hash(ExtractUserKey(keys[n]->ikey));
-      __builtin_prefetch(&FingerprintsAt(hashes[n].bucket1));
-      __builtin_prefetch(&FingerprintsAt(hashes[n].bucket2));
+      const Slice user_key = ExtractUserKey(keys[n]->ikey);
+      lookups[n] = Lookup(user_key, Locate(user_key), verify);
+      __builtin_prefetch(&FingerprintsAt(lookups[n].at.bucket1));
+      __builtin_prefetch(&FingerprintsAt(lookups[n].at.bucket2));
     }
     // Pass 2: fingerprints only (buckets are arriving); start loading the
     // likely entry of each key without waiting for it.
     for (size_t k = 0; k < n; k++) {
-      damages[k] = Status::OK();
-      candidates[k] = Candidate(hashes[k], verify, &damages[k]);
-      if (candidates[k] < kDamagedCandidate) {
-        PrefetchKeyOf(data_ + candidates[k]);
+      FindCandidate(&lookups[k]);
+      if (lookups[k].candidate < kDamagedCandidate) {
+        PrefetchKeyOf(data_ + lookups[k].candidate);
       }
     }
     // Pass 3: confirm each key and feed its GetContext.
     for (size_t k = 0; k < n; k++) {
       KeyContext& key = *keys[k];
-      const Slice user_key = ExtractUserKey(key.ikey);
-      EntryView entry;
-      Status& damage = damages[k];
-      const Probe probe = FindUserKey(user_key, hashes[k], candidates[k],
-                                      &entry, verify, &damage);
+      const Probe probe = FindUserKey(&lookups[k]);
       counts[static_cast<int>(probe)]++;
       if (probe == Probe::kDamaged) {
-        *key.s = InThisFile(damage);
+        *key.s = InThisFile(lookups[k].damage);
       } else if (probe == Probe::kFound) {
-        Status s = SaveVersions(entry, user_key, GetInternalKeySeqno(key.ikey),
-                                verify, key.get_context);
+        Status s = SaveVersions(lookups[k], GetInternalKeySeqno(key.ikey),
+                                key.get_context);
         // Each key's status starts OK: assign only news.
         if (!s.ok()) *key.s = InThisFile(std::move(s));
       }
@@ -616,30 +742,18 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
   RecordProbes(counts);
 }
 
-uint64_t CuckooHashTableReader::Candidate(const KeyHash& kh, bool verify,
-                                          Status* damage) const {
-  // A fixed slot's entry is where its index says: a damaged fingerprint can
-  // only lead to another intact entry, whose key then differs. A stored
-  // offset is trusted only from a verified bucket: damaged, it could lead
-  // to an older version of this very key. A bucket not loaded yet has no
-  // fingerprints to read at all.
-  const bool check = verify && (!layout_.fixed_slots() || loads_chunks_);
-  const uint64_t stride = layout_.bucket_stride();
-  uint64_t bucket = kh.bucket1;
-  if (check && !bucket_chunks_.Check(bucket * stride, stride, damage)) {
-    return kDamagedCandidate;
+// ---- Iteration: entries in key order. ----
+
+InternalIterator* CuckooHashTableReader::NewIterator(
+    const ReadOptions& read_options, const SliceTransform* /*prefix_extractor*/,
+    Arena* arena, bool /*skip_filters*/, TableReaderCaller /*caller*/,
+    size_t /*compaction_readahead_size*/, bool /*allow_unprepared_value*/) {
+  const bool verify = MustVerify(read_options);
+  if (arena == nullptr) {
+    return new CuckooHashTableIterator(this, read_options, verify);
   }
-  const Fingerprints& first = FingerprintsAt(bucket);
-  uint32_t matches = first.SlotsWith(kh.fingerprint);
-  if (matches == 0 && first.Full()) {
-    bucket = kh.bucket2;
-    if (check && !bucket_chunks_.Check(bucket * stride, stride, damage)) {
-      return kDamagedCandidate;
-    }
-    matches = FingerprintsAt(bucket).SlotsWith(kh.fingerprint);
-  }
-  if (matches == 0) return kNoCandidate;
-  return EntryOffset(bucket, FirstSlot(matches));
+  void* mem = arena->AllocateAligned(sizeof(CuckooHashTableIterator));
+  return new (mem) CuckooHashTableIterator(this, read_options, verify);
 }
 
 Status CuckooHashTableReader::EntryAt(uint64_t index, bool verify,
@@ -655,19 +769,8 @@ Status CuckooHashTableReader::EntryAt(uint64_t index, bool verify,
   const char* slot = data_ + layout_.order_offset + index * layout_.order_width;
   const uint64_t offset =
       layout_.order_width == 4 ? DecodeFixed32(slot) : DecodeFixed64(slot);
-  ReadEntry(offset, entry, verify, &damage);
+  ReadEntry(offset, verify, entry, &damage);
   return damage;
-}
-
-int CuckooHashTableReader::CompareAsPresented(const EntryView& entry,
-                                              const Slice& target) const {
-  const int by_user_key =
-      icomp_.user_comparator()->Compare(entry.user_key, ExtractUserKey(target));
-  if (by_user_key != 0) return by_user_key;
-  // Newer (larger sequence and type) sorts first, as in InternalKey order.
-  const uint64_t presented = PresentedTrailer(entry.trailer);
-  const uint64_t wanted = ExtractInternalKeyFooter(target);
-  return presented > wanted ? -1 : (presented < wanted ? 1 : 0);
 }
 
 Status CuckooHashTableReader::LowerBound(const Slice& target, bool verify,
@@ -692,26 +795,35 @@ Status CuckooHashTableReader::LowerBound(const Slice& target, bool verify,
   return Status::OK();
 }
 
-InternalIterator* CuckooHashTableReader::NewIterator(
-    const ReadOptions& read_options, const SliceTransform* /*prefix_extractor*/,
-    Arena* arena, bool /*skip_filters*/, TableReaderCaller /*caller*/,
-    size_t /*compaction_readahead_size*/, bool /*allow_unprepared_value*/) {
-  const bool verify = MustVerify(read_options);
-  if (arena == nullptr) {
-    return new CuckooHashTableIterator(this, read_options, verify);
-  }
-  void* mem = arena->AllocateAligned(sizeof(CuckooHashTableIterator));
-  return new (mem) CuckooHashTableIterator(this, read_options, verify);
+int CuckooHashTableReader::CompareAsPresented(const EntryView& entry,
+                                              const Slice& target) const {
+  const int by_user_key =
+      icomp_.user_comparator()->Compare(entry.user_key, ExtractUserKey(target));
+  if (by_user_key != 0) return by_user_key;
+  // Newer (larger sequence and type) sorts first, as in InternalKey order.
+  const uint64_t presented = PresentedTrailer(entry.trailer);
+  const uint64_t wanted = ExtractInternalKeyFooter(target);
+  return presented > wanted ? -1 : (presented < wanted ? 1 : 0);
 }
 
-uint64_t CuckooHashTableReader::EntryBytes(uint64_t index) const {
-  if (layout_.fixed_slots()) return layout_.slot_entry_size;
-  // An estimate: a damaged entry (reported by the reads that need it)
-  // counts for nothing.
-  EntryView entry;
-  if (!EntryAt(index, /*verify=*/true, &entry).ok()) return 0;
-  constexpr uint64_t kHeaderAndTrailer = 2 + 8;
-  return entry.user_key.size() + entry.value.size() + kHeaderAndTrailer;
+FragmentedRangeTombstoneIterator* CuckooHashTableReader::TombstonesAt(
+    SequenceNumber sequence) {
+  if (range_tombstones_ == nullptr) return nullptr;
+  return new FragmentedRangeTombstoneIterator(range_tombstones_, icomp_,
+                                              sequence);
+}
+
+// ---- Estimates and verification. ----
+
+uint64_t CuckooHashTableReader::OffsetOf(const Slice& key) {
+  // By the bytes of the entries before the key in key order (entry offsets
+  // are not monotonic when the data is in slot order); past the last key,
+  // the whole file.
+  if (layout_.num_entries == 0) return 0;
+  // An estimate: damage found on the way only stops the search early.
+  uint64_t index;
+  LowerBound(key, /*verify=*/true, &index).PermitUncheckedError();
+  return BytesBefore(index);
 }
 
 uint64_t CuckooHashTableReader::BytesBefore(uint64_t index) const {
@@ -732,15 +844,14 @@ uint64_t CuckooHashTableReader::BytesBefore(uint64_t index) const {
   return bytes;
 }
 
-uint64_t CuckooHashTableReader::OffsetOf(const Slice& key) {
-  // By the bytes of the entries before the key in key order (entry offsets
-  // are not monotonic when the data is in slot order); past the last key,
-  // the whole file.
-  if (layout_.num_entries == 0) return 0;
-  // An estimate: damage found on the way only stops the search early.
-  uint64_t index;
-  LowerBound(key, /*verify=*/true, &index).PermitUncheckedError();
-  return BytesBefore(index);
+uint64_t CuckooHashTableReader::EntryBytes(uint64_t index) const {
+  if (layout_.fixed_slots()) return layout_.slot_entry_size;
+  // An estimate: a damaged entry (reported by the reads that need it)
+  // counts for nothing.
+  EntryView entry;
+  if (!EntryAt(index, /*verify=*/true, &entry).ok()) return 0;
+  constexpr uint64_t kHeaderAndTrailer = 2 + 8;
+  return entry.user_key.size() + entry.value.size() + kHeaderAndTrailer;
 }
 
 Status CuckooHashTableReader::ApproximateKeyAnchors(
@@ -765,6 +876,11 @@ Status CuckooHashTableReader::ApproximateKeyAnchors(
 
 size_t CuckooHashTableReader::ApproximateMemoryUsage() const {
   return sizeof(*this) + memory_->loaded_bytes();
+}
+
+Status CuckooHashTableReader::VerifyFile(bool metadata_only) {
+  uint64_t seqno_field;
+  return InThisFile(VerifyRegions(/*all_chunks=*/!metadata_only, &seqno_field));
 }
 
 }  // namespace rocksdb_cuckoo

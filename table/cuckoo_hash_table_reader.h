@@ -18,6 +18,7 @@
 #include "table/background_loader.h"
 #include "table/chunk_verifier.h"
 #include "table/cuckoo_hash_table_format.h"
+#include "table/key_location.h"
 #include "table/pinned_file_memory.h"
 #include "table/table_reader_compat.h"
 
@@ -116,12 +117,7 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   // Hands the file to the background loader on the first lookup (see
   // CuckooHashTableOptions::load_in_background): a file only compacted is
   // read by its iterator, in order, and needs no help.
-  void LoadInBackgroundOnFirstLookup() {
-    if (background_load_pending_.load(std::memory_order_relaxed) &&
-        background_load_pending_.exchange(false)) {
-      BackgroundLoader::Instance().Add(background_load_.get());
-    }
-  }
+  void LoadInBackgroundOnFirstLookup();
   // The background loader's work: the bulk regions' chunks no lookup has
   // loaded yet, buckets first (every lookup reads them), then entries.
   void LoadRemaining(const std::atomic<bool>& stop) const;
@@ -138,111 +134,61 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   // malformed blocks: check their structure first.
   ROCKSDB_NAMESPACE::Status CheckMetaBlocks() const;
   ROCKSDB_NAMESPACE::Status LoadRangeTombstones();
-  // What a lookup found: the key, or that it is absent, told by the
-  // fingerprints alone or only after comparing keys; or damage in the file.
-  enum class Probe {
-    kNoFingerprint = 0,
-    kFingerprintOnly = 1,
-    kFound = 2,
-    kDamaged = 3
-  };
+
+  // Whether some of a file read into memory is still only on disk: then a
+  // read that must not do I/O (kBlockCacheTier) cannot be answered.
+  bool StillLoading() const;
+  static ROCKSDB_NAMESPACE::Status NoIoWhileLoading();
+  // Whether a read passes the chunks it touches through their verifiers:
+  // as asked, or always where that is what loads them.
+  bool MustVerify(const ROCKSDB_NAMESPACE::ReadOptions& read_options) const;
+
+  // A point lookup's state, handed down its steps (Get and MultiGet).
+  struct Lookup;
+  // What a lookup found.
+  enum class Probe : int;
   using ProbeCounts = std::array<uint64_t, 4>;  // by Probe
-  // Looks for user_key at `candidate` (see Candidate()), then in its
-  // buckets and the stash. On kFound, *entry is the first of user_key's
-  // versions; on kDamaged, *damage says what is damaged.
-  Probe FindUserKey(const Slice& user_key, const KeyHash& kh,
-                    uint64_t candidate, EntryView* entry, bool verify,
-                    ROCKSDB_NAMESPACE::Status* damage) const;
-  // Whether the entry at `offset` is user_key's; parses it into *entry.
-  enum class Match { kOther, kSame, kDamaged };
-  Match KeyAt(uint64_t offset, const Slice& user_key, EntryView* entry,
-              bool verify, ROCKSDB_NAMESPACE::Status* damage) const;
-  // The end of a search at a match that is not kOther.
-  static Probe ProbeOf(Match match) {
-    return match == Match::kSame ? Probe::kFound : Probe::kDamaged;
-  }
-  Match MatchInBucket(uint64_t bucket, uint16_t fingerprint,
-                      const Slice& user_key, EntryView* entry,
-                      bool* fingerprint_seen, bool verify,
-                      ROCKSDB_NAMESPACE::Status* damage) const;
+  // Whether the entry at an offset is the lookup's key.
+  enum class Match : int;
+  static Probe ProbeOf(Match match);  // the end of a search at a match
+  static Probe NotFound(const Lookup& lookup);
+
+  // The lookup's steps, in call order.
+  KeyLocation Locate(const Slice& user_key) const;
+  const Fingerprints& FingerprintsAt(uint64_t bucket) const;
+  // Starts loading the entries in the key's preferred slots (slot order).
+  __attribute__((always_inline)) void PrefetchPreferredEntries(
+      const KeyLocation& at) const;
+  // Always inlined: GCC takes a function that only prefetches for one
+  // without effects and drops the call.
+  __attribute__((always_inline)) void PrefetchKeyOf(const char* entry) const;
+  // Sets lookup->candidate: the offset of the entry whose fingerprint first
+  // matches the key's in the bucket that would hold it, read before the
+  // key is compared, so its load can start early.
+  void FindCandidate(Lookup* lookup) const;
+  // Where the entry of a bucket's slot starts: stored in the bucket, or, for
+  // fixed slots, implied by the slot's index.
+  uint64_t EntryOffset(uint64_t bucket, uint32_t slot) const;
+  // Looks for the key at its candidate, then in its buckets and the stash.
+  Probe FindUserKey(Lookup* lookup) const;
+  Match MatchInBucket(uint64_t bucket, Lookup* lookup) const;
+  // Parses the entry at `offset` into lookup->entry and compares its key.
+  Match KeyAt(uint64_t offset, Lookup* lookup) const;
   // Parses the entry at `offset` of the data region, once its chunks are
-  // verified; false, with *damage saying why, if it cannot.
-  bool ReadEntry(uint64_t offset, EntryView* entry, bool verify,
+  // verified (if `verify`); false, with *damage saying why, if it cannot.
+  bool ReadEntry(uint64_t offset, bool verify, EntryView* entry,
                  ROCKSDB_NAMESPACE::Status* damage) const;
-  // The offset of the entry whose fingerprint first matches the key's in
-  // the bucket that would hold it, whose key is still to be compared;
-  // kNoCandidate if none does; kDamagedCandidate, with *damage saying why,
-  // if `verify` and a bucket could not be loaded or is damaged. The lookup
-  // then answers that error: reading again might succeed, but a read error
-  // must reach the caller, as it does from RocksDB's own tables.
-  static constexpr uint64_t kNoCandidate = UINT64_MAX;
-  static constexpr uint64_t kDamagedCandidate = UINT64_MAX - 1;
-  uint64_t Candidate(const KeyHash& kh, bool verify,
-                     ROCKSDB_NAMESPACE::Status* damage) const;
+  // Feeds the found key's versions visible at `sequence` to get_context,
+  // from its first entry on.
+  ROCKSDB_NAMESPACE::Status SaveVersions(
+      const Lookup& lookup, ROCKSDB_NAMESPACE::SequenceNumber sequence,
+      ROCKSDB_NAMESPACE::GetContext* get_context) const;
   // Adds lookups to RocksDB's bloom filter tickers, if statistics are on.
   void RecordProbes(const ProbeCounts& counts) const;
-  // Feeds user_key's versions visible at `sequence` to get_context, from
-  // its first entry on.
-  ROCKSDB_NAMESPACE::Status SaveVersions(
-      EntryView entry, const Slice& user_key,
-      ROCKSDB_NAMESPACE::SequenceNumber sequence, bool verify,
-      ROCKSDB_NAMESPACE::GetContext* get_context) const;
+
   // Compares an entry's internal key, as the iterator presents it, with an
   // internal key.
   int CompareAsPresented(const EntryView& entry, const Slice& target) const;
-  // Slot order: a key's entry is most likely in a preferred slot of its
-  // first bucket (75% of keys at load 0.9), whose address is known before
-  // the bucket arrives, so start loading the entries stored there (the
-  // lines holding their keys: an entry rarely starts on a line boundary, so
-  // a key can end on the next line, which would otherwise be a second,
-  // serial miss). The second bucket's slots are not loaded: they would
-  // serve 15% of hits but cost every miss more memory reads. Always
-  // inlined: GCC takes a function that only prefetches for one without
-  // effects and drops the call.
-  __attribute__((always_inline)) void PrefetchPreferredEntries(
-      const KeyHash& kh) const {
-    const uint64_t size = layout_.slot_entry_size;
-    if (size == 0) return;
-    const char* entries = data_ + kh.bucket1 * kSlotsPerBucket * size;
-    PrefetchKeyOf(entries + kh.slot[0] * size);
-    PrefetchKeyOf(entries + kh.slot[1] * size);
-  }
-  // Starts loading the lines of the entry at `entry` that hold its key:
-  // where it starts and, when the layout gives the key's size (slot entries
-  // of format 3), where the key ends.
-  __attribute__((always_inline)) void PrefetchKeyOf(const char* entry) const {
-    __builtin_prefetch(entry);
-    if (layout_.slot_key_size > 0) {
-      __builtin_prefetch(entry + layout_.slot_key_size - 1);
-    }
-  }
-  const Fingerprints& FingerprintsAt(uint64_t bucket) const {
-    return *reinterpret_cast<const Fingerprints*>(
-        bucket_array_ + bucket * layout_.bucket_stride());
-  }
-  // Where the entry of a bucket's slot starts: stored in the bucket, or, for
-  // fixed slots, implied by the slot's index.
-  uint64_t EntryOffset(uint64_t bucket, uint32_t slot) const {
-    if (layout_.fixed_slots()) {
-      return (bucket * kSlotsPerBucket + slot) * layout_.slot_entry_size;
-    }
-    return reinterpret_cast<const Bucket*>(bucket_array_ + bucket * kBucketSize)
-        ->OffsetAt(slot);
-  }
-  // Whether some of a file read into memory is still only on disk: then a
-  // read that must not do I/O (kBlockCacheTier) cannot be answered.
-  bool StillLoading() const {
-    return loads_chunks_ && memory_->loaded_bytes() < memory_->size();
-  }
-  static ROCKSDB_NAMESPACE::Status NoIoWhileLoading() {
-    return ROCKSDB_NAMESPACE::Status::Incomplete(
-        "CuckooHashTable: file still loading, and the read may not do I/O");
-  }
-  // Whether a read passes the chunks it touches through their verifiers:
-  // as asked, or always where that is what loads them.
-  bool MustVerify(const ROCKSDB_NAMESPACE::ReadOptions& read_options) const {
-    return read_options.verify_checksums || loads_chunks_;
-  }
   // Bytes of the entries before position `index` in key order; the file's
   // size for the end. Entries vary in size (one large value among small
   // ones), so an estimate by position alone can be off many times over;
@@ -251,10 +197,6 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   uint64_t BytesBefore(uint64_t index) const;
   // The size an entry takes in the file, close enough for estimates.
   uint64_t EntryBytes(uint64_t index) const;
-  KeyHash Hash(const Slice& user_key) const {
-    return HashUserKey(user_key, layout_.identity_as_first_hash,
-                       layout_.num_buckets, layout_.hash_seed);
-  }
 
   const ROCKSDB_NAMESPACE::InternalKeyComparator icomp_;
   PinnedFileMemory* const memory_;  // closed (not deleted) by the destructor

@@ -1,12 +1,10 @@
 // The file format's pieces on their own: the layout block round-trips and
-// refuses anything inconsistent, and a key's fingerprint, buckets and
-// preferred slots follow the rules the reader and builder share.
+// refuses anything inconsistent.
 #include "table/cuckoo_hash_table_format.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <random>
 #include <string>
 
 #include "util/checksum.h"
@@ -125,58 +123,6 @@ TEST(LayoutTest, UnknownVersionsAreNotSupported) {
     const Status s = out.DecodeFrom(edited, file_size);
     EXPECT_TRUE(s.IsNotSupported()) << version << ": " << s.ToString();
   }
-}
-
-TEST(KeyLocationTest, FingerprintsAreNeverZeroAndBucketsDiffer) {
-  EXPECT_EQ(FingerprintOf(0), 1);
-  EXPECT_EQ(FingerprintOf(0x10000), 1);
-  EXPECT_EQ(FingerprintOf(0xabcd), 0xabcd);
-  std::mt19937_64 rnd(1);
-  for (int i = 0; i < 10000; ++i) {
-    const uint64_t hash = rnd();
-    const uint64_t buckets = 2 + rnd() % 1000;
-    const KeyHash kh = LocateKey(hash, 0, false, buckets);
-    ASSERT_NE(kh.fingerprint, 0);
-    ASSERT_LT(kh.bucket1, buckets);
-    ASSERT_LT(kh.bucket2, buckets);
-    ASSERT_NE(kh.bucket1, kh.bucket2);
-    ASSERT_LT(kh.slot[0], kSlotsPerBucket);
-    ASSERT_LT(kh.slot[1], kSlotsPerBucket);
-    ASSERT_NE(kh.slot[0], kh.slot[1]);
-  }
-  // One bucket: both choices are it.
-  const KeyHash one = LocateKey(12345, 0, false, 1);
-  EXPECT_EQ(one.bucket1, 0u);
-  EXPECT_EQ(one.bucket2, 0u);
-}
-
-TEST(KeyLocationTest, IdentityKeysFillConsecutiveBucketsAndSlots) {
-  // Dense integer keys k, k + n, k + 2n ... share bucket k and get slots of
-  // their own.
-  constexpr uint64_t kBuckets = 100;
-  for (uint64_t key = 0; key < 8 * kBuckets; ++key) {
-    const KeyHash kh =
-        LocateKey(key * 0x9e3779b97f4a7c15ull, key, true, kBuckets);
-    EXPECT_EQ(kh.bucket1, key % kBuckets);
-    EXPECT_EQ(kh.slot[0], (key / kBuckets) % kSlotsPerBucket);
-  }
-}
-
-TEST(BucketTest, FindsSlotsByFingerprint) {
-  Bucket bucket;
-  memset(&bucket, 0, sizeof(bucket));
-  const Fingerprints& fps = bucket.fingerprints;
-  EXPECT_FALSE(fps.Full());
-  EXPECT_EQ(fps.SlotsWith(7), 0u);
-  bucket.Set(2, 7, 0x123456789aull);
-  bucket.Set(5, 7, 42);
-  EXPECT_EQ(bucket.OffsetAt(2), 0x123456789aull);
-  EXPECT_EQ(FirstSlot(fps.SlotsWith(7)), 2u);
-  const uint32_t both = fps.SlotsWith(7);
-  EXPECT_EQ(FirstSlot(both & ~(3u << 4)), 5u);
-  for (uint32_t s = 0; s < kSlotsPerBucket; ++s) bucket.Set(s, 9, s);
-  EXPECT_TRUE(fps.Full());
-  EXPECT_EQ(fps.SlotsWith(7), 0u);
 }
 
 // A consistent slot-ordered layout of `version`: 2 buckets and 1 stash key,

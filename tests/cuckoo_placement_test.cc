@@ -128,53 +128,5 @@ TEST(CuckooPlacementTest, SingleBucketTable) {
   EXPECT_TRUE(p.stash.empty());
 }
 
-TEST(KeyHashTest, IdentityKeyIsBigEndianPrefix) {
-  const char key[] = {0, 0, 0, 0, 0, 0, 1, 2, 'x'};
-  EXPECT_EQ(IdentityKey(key, 9), 0x0102u);
-  EXPECT_EQ(IdentityKey(key, 8), 0x0102u);
-  EXPECT_EQ(IdentityKey("\x01", 1), uint64_t{1} << 56);
-  EXPECT_EQ(IdentityKey("", 0), 0u);
-}
-
-TEST(KeyHashTest, IdentityBucketsFollowIntegerKeys) {
-  for (uint64_t i = 0; i < 1000; i++) {
-    const uint64_t be = __builtin_bswap64(i);
-    const KeyHash kh =
-        HashUserKey(Slice(reinterpret_cast<const char*>(&be), 8), true, 100, 0);
-    EXPECT_EQ(kh.bucket1, i % 100);
-    EXPECT_EQ(kh.slot[0], i / 100 % kSlotsPerBucket);
-    EXPECT_NE(kh.slot[1], kh.slot[0]);
-    EXPECT_LT(kh.slot[1], kSlotsPerBucket);
-    EXPECT_NE(kh.bucket2, kh.bucket1);
-    EXPECT_NE(kh.fingerprint, 0);
-  }
-}
-
-TEST(KeyHashTest, HashDependsOnEveryByteAndLength) {
-  std::string base(40, 'a');
-  for (size_t len = 0; len <= base.size(); len++) {
-    const uint64_t h = HashKey(base.data(), len);
-    EXPECT_NE(h, HashKey(base.data(), len + 1)) << len;
-    for (size_t i = 0; i < len; i++) {
-      std::string changed = base.substr(0, len);
-      changed[i] ^= 1;
-      ASSERT_NE(h, HashKey(changed.data(), len)) << len << " " << i;
-    }
-  }
-}
-
-TEST(KeyHashTest, BucketsSpreadEvenly) {
-  const uint64_t buckets = 1000;
-  std::vector<int> count(buckets, 0);
-  for (int i = 0; i < 100000; i++) {
-    const std::string key = "user" + std::to_string(i);
-    count[HashUserKey(key, false, buckets, 0).bucket1]++;
-  }
-  for (int c : count) {
-    EXPECT_GT(c, 50);  // mean 100; a fair hash stays far from these bounds
-    EXPECT_LT(c, 160);
-  }
-}
-
 }  // namespace
 }  // namespace rocksdb_cuckoo

@@ -22,6 +22,7 @@
 #include "table/cuckoo_hash_table.h"
 #include "table/cuckoo_hash_table_format.h"
 #include "table/internal_iterator.h"
+#include "table/key_location.h"
 #include "tests/db_test_helpers.h"
 #include "tests/numbered_table.h"
 #include "tests/status_assertions.h"
@@ -412,8 +413,8 @@ class RedirectedOffsetTest : public ::testing::TestWithParam<bool> {
 
 TEST_P(RedirectedOffsetTest, PointingAtAnOlderVersionIsCorruption) {
   // The newest version of key 0 and the one after it, its older version.
-  const KeyHash kh = HashUserKey(Key(0), layout_.identity_as_first_hash,
-                                 layout_.num_buckets, layout_.hash_seed);
+  const KeyLocation kh = LocateUserKey(Key(0), layout_.identity_as_first_hash,
+                                       layout_.num_buckets, layout_.hash_seed);
   bool redirected = false;
   for (const uint64_t b : {kh.bucket1, kh.bucket2}) {
     const Bucket bucket = BucketOf(pristine_, b);

@@ -5,6 +5,9 @@
 // RemixHash derives a second, unrelated hash from the first. IdentityKey is
 // the "identity first hash": the key's first 8 bytes read big-endian, so
 // integer keys encoded to sort in RocksDB hash to themselves.
+//
+// Persisted: CuckooHashTable files place keys by these values, so changing
+// any of them (constants included) changes the file format.
 #pragma once
 
 #include <cstddef>
