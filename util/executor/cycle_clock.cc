@@ -12,10 +12,16 @@ namespace rocksdb_cuckoo {
 CycleClock::Bracket CycleClock::ReadBracket() {
   Bracket bracket;
   bracket.before = SteadyNanos();
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__i386__)
   _mm_lfence();
   bracket.ticks = __rdtsc();
   _mm_lfence();
+#elif defined(__aarch64__)
+  // The counter may be read early or late, as rdtsc may: isb keeps it
+  // between the steady-clock readings.
+  asm volatile("isb" ::: "memory");
+  bracket.ticks = Now();
+  asm volatile("isb" ::: "memory");
 #else
   bracket.ticks = Now();
 #endif
@@ -23,7 +29,7 @@ CycleClock::Bracket CycleClock::ReadBracket() {
   return bracket;
 }
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
 
 namespace {
 
@@ -85,9 +91,24 @@ Calibration& TheCalibration() {
   return *calibration;
 }
 
+#if defined(__aarch64__)
+// 0 where firmware did not set the frequency.
+double StatedNanosPerTick() {
+  uint64_t hertz;
+  asm volatile("mrs %0, cntfrq_el0" : "=r"(hertz));
+  return hertz != 0 ? 1e9 / static_cast<double>(hertz) : 0;
+}
+#endif
+
 }  // namespace
 
-double CycleClock::TryNanosPerTick() { return TheCalibration().Try(); }
+double CycleClock::TryNanosPerTick() {
+#if defined(__aarch64__)
+  static const double stated = StatedNanosPerTick();
+  if (stated != 0) return stated;
+#endif
+  return TheCalibration().Try();
+}
 
 double CycleClock::NanosPerTick() {
   static const double nanos_per_tick = [] {

@@ -1,8 +1,11 @@
 #include "util/executor/executor_pool.h"
 
-#include <emmintrin.h>
 #include <pthread.h>
 #include <sched.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <emmintrin.h>
+#endif
 
 #include <algorithm>
 #include <cstdio>
@@ -21,6 +24,17 @@ int AllowedCpus() {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
   return std::max(1, CPU_COUNT(&set));
+}
+
+// One step of a spin-wait: tells the core the thread is waiting, so a
+// sibling hardware thread gets its resources and leaving the loop does not
+// flush the pipeline. Nothing on targets without such a hint.
+inline void SpinPause() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
 }
 
 }  // namespace
@@ -365,7 +379,7 @@ bool ExecutorPool::SpinForWork(Lock* lock) {
   const uint64_t deadline = CycleClock::Now() + spin_ticks;
   bool found = false;
   while (!(found = !inbox_.Empty()) && CycleClock::Now() < deadline) {
-    _mm_pause();
+    SpinPause();
   }
   // Handshake 2: a push that saw us spinning did not wake anyone; having
   // stopped, we go idle and look at the inbox once more before sleeping.

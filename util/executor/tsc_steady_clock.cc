@@ -11,6 +11,9 @@
 
 namespace rocksdb_cuckoo {
 
+// x86-64 only: on AArch64, clock_gettime already reads the counter in user
+// space (the vDSO), cheaply; 32-bit x86 has no 128-bit product for the
+// estimate; other targets have no counter (CycleClock is the steady clock).
 #if defined(__x86_64__)
 
 namespace {
