@@ -40,10 +40,12 @@ class EntrySlabs {
  private:
   struct alignas(64) Shard {
     std::mutex mu;
-    char* next = nullptr;
-    size_t left = 0;
+    char* next = nullptr;  // guarded by mu
+    size_t left = 0;       // guarded by mu
   };
-  // A new chunk for `shard`, whose mutex the caller holds.
+  // A new chunk for `shard`, carved from the current slab. Lock order: a
+  // shard's mu, then mu_.
+  // REQUIRES: shard->mu held, mu_ not held.
   void Refill(Shard* shard);
 
   ROCKSDB_NAMESPACE::Allocator* const arena_;

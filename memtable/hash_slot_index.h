@@ -103,27 +103,43 @@ class HashSlotIndex {
   static void DeleteSlotArray(SlotArray* array);
 
   // Links node in; false when no slot is free (nothing was changed).
+  // REQUIRES: registered with gate_ as a writer, `array` loaded since.
   bool TryInsert(SlotArray* array, HashNode* node, uint64_t hash,
                  const EntryKey& key, InsertResult* result);
   // Links node into the version chain whose head `slot` holds (value
-  // `seen`); false if an entry with the same sequence is there.
+  // `seen`); false if an entry with the same sequence is there. Lock-free.
+  // REQUIRES: registered with gate_ as a writer (TryInsert's caller).
   static bool LinkVersion(std::atomic<uint64_t>* slot, uint64_t seen,
                           HashNode* node, uint64_t sequence);
   // Doubles `seen` unless another thread already replaced it; true if this
-  // call did.
+  // call did. Waits for every writer to leave gate_, so a writer that calls
+  // it must have left first.
+  // REQUIRES: grow_mutex_ not held (it takes it), not registered with
+  // gate_.
   bool Grow(SlotArray* seen);
   // A writer paused by a doubling takes tasks of it while there are any.
+  // Lock-free: counted in helpers_ while it reads migration_.
   void HelpGrow();
   // Does tasks of `migration` until none is left unclaimed.
+  // REQUIRES: `migration` is alive: the caller holds grow_mutex_ (the
+  // growing thread), or is counted in helpers_ and saw it in migration_.
   static void DoTasks(Migration* migration);
   // Rehashes one chunk of the old array's slots into the new array (other
   // threads move other chunks at the same time); returns the keys moved.
+  // REQUIRES: the chunk's task claimed by the caller, every clearing task
+  // done.
   static uint64_t MoveChunk(const SlotArray& from, SlotArray* to, size_t chunk);
 
   const double max_load_factor_;
   InsertLog* const log_;
+  // Loaded only while registered with gate_; replaced (and the old array
+  // freed after gate_.WaitForReaders) only under grow_mutex_, within
+  // gate_'s exclusive section.
   std::atomic<SlotArray*> array_;
   std::atomic<size_t> slots_{0};
+  // Held by the one growing thread from its check that the array is still
+  // `seen` until the old array is freed: serializes doublings, and so
+  // gate_'s exclusive sections; migration_ is set and cleared only under it.
   std::mutex grow_mutex_;
   ResizeGate gate_;
   // The doubling in progress, for paused writers to help with; the growing

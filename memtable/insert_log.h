@@ -29,8 +29,13 @@ class InsertLog {
   explicit InsertLog(size_t num_shards = 0);
 
   // Logs `node` if the log is on. The caller linked node into the index
-  // with a sequentially consistent operation (see Restart).
+  // with a sequentially consistent operation (see Restart). Safe from any
+  // number of threads, and at the same time as the calls below.
   void Record(HashNode* node, int cpu);
+
+  // Restart, Take and Stop: one at a time (the memtable calls them under
+  // its view mutex), since the first Restart makes the shards that the
+  // other two read without a lock.
 
   // Empties the log and turns it on, holding at most `limit` entries: a
   // shard that reaches it, or shards whose memory together passes twice
@@ -58,12 +63,16 @@ class InsertLog {
     std::vector<HashNode*> nodes;  // guarded by mu
   };
   // Empties every shard; `release` frees their memory too.
+  // REQUIRES: shards_ set, no shard's mu held (it takes each in turn).
   void Clear(bool release);
 
+  // Set by Restart only, cleared by Record (on overflow) and Stop.
   std::atomic<bool> on_{false};
   std::atomic<size_t> limit_{0};
   std::atomic<size_t> bytes_{0};
   size_t num_shards_ = 0;
+  // Made by the first Restart before it turns on_ on, and kept: Record
+  // reads it only after seeing on_.
   std::unique_ptr<Shard[]> shards_;
 };
 

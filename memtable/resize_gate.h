@@ -38,10 +38,14 @@ class ResizeGate {
 
   explicit ResizeGate(const CpuTopology& topology = CpuTopology::System());
 
-  // `cpu`: the operation's CPU (see StripedCounters::IndexFor).
+  // `cpu`: the operation's CPU (see StripedCounters::IndexFor). Never
+  // waits. Load the structure's pointer after it, and Exit after the last
+  // access through it.
   Ticket EnterRead(int cpu);
   // Waits while a replacement is in progress, calling help() meanwhile
   // (with no registration held, so the replacement can go on).
+  // REQUIRES: the caller holds no writer registration here (BeginExclusive
+  // would wait for it while it waits for EndExclusive).
   template <class Help>
   Ticket EnterWrite(int cpu, Help help) {
     Ticket ticket;
@@ -57,17 +61,21 @@ class ResizeGate {
   Ticket EnterWrite(int cpu) {
     return EnterWrite(cpu, [] {});
   }
-  // Leaves, as a reader or a writer.
+  // Leaves, as a reader or a writer; each ticket once.
   void Exit(Ticket ticket) {
     counters_.At(ticket.stripe)[ticket.counter].fetch_sub(
         1, std::memory_order_release);
   }
 
   // For the single replacing thread (callers serialize with their own
-  // mutex), which must not itself be registered as a writer.
+  // mutex), which must not itself be registered as a writer. In order:
+  // BeginExclusive, publish the new structure, EndExclusive, then
+  // WaitForReaders before freeing the old one.
   void BeginExclusive();
   void EndExclusive();
   // Returns once every reader that registered before the call has left.
+  // REQUIRES: the caller holds no reader registration here (it would wait
+  // for itself).
   void WaitForReaders();
 
   size_t MemoryUsage() const { return counters_.MemoryUsage(); }
@@ -87,6 +95,7 @@ class ResizeGate {
   // Registers a writer unless a replacement is in progress.
   bool TryEnterWrite(int cpu, Ticket* ticket);
   // Spins, then yields, until the counter reads zero on every stripe.
+  // REQUIRES: the caller holds no registration counted in `counter`.
   void WaitForZero(size_t counter) const;
 
   StripedCounters counters_;

@@ -126,7 +126,9 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
       bool (*callback_func)(void* arg, const char* entry),
       bool allow_data_in_errors, const EntryValidator& validate_entry);
   // The sorted view of everything inserted so far (cached).
+  // REQUIRES: view_mutex_ not held (it takes it).
   std::shared_ptr<const SortedView> CurrentView();
+  // REQUIRES: view_mutex_ not held.
   std::shared_ptr<const SortedView> Renewed(
       std::shared_ptr<const SortedView> view) override;
   HashNode* NewestVersion(
@@ -139,7 +141,8 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
   // bytes from the arena, which RocksDB counts and frees with the memtable;
   // nothing writes them, so they cost address space, not memory.
   // ApproximateMemoryUsage() leaves the charged bytes out: the memtable's
-  // total is unchanged.
+  // total is unchanged. Lock-free, from any writer: the one whose
+  // compare-and-swap raises index_charged_ takes the difference.
   void ChargeIndexToArena();
 
   const KeyComparator& comparator_;
@@ -160,6 +163,7 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
   // make the writes during one sort overflow the log and force the next.
   static constexpr size_t kLogShare = 4;
   static constexpr size_t kMinLogLimit = 65536;
+  // Guards view_, and serializes log_'s Restart, Take and Stop.
   std::mutex view_mutex_;
   std::shared_ptr<const SortedView> view_;  // guarded by view_mutex_
 };

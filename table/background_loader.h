@@ -31,18 +31,25 @@ class BackgroundLoader {
 
   // Queues `job` (or drops it, if no thread can be started); it must stay
   // alive until Remove(job) returns.
+  // REQUIRES: mu_ not held.
   void Add(Job* job);
   // Takes `job` out of the queue, or, if it is running, stops it and waits
-  // for it to return; from then on the loader does not touch it.
+  // for it to return; from then on the loader does not touch it. Not from
+  // inside `job`'s own load, which would wait for itself.
+  // REQUIRES: mu_ not held.
   void Remove(Job* job);
 
  private:
   BackgroundLoader() = default;
+  // The loader thread's loop: runs each job with mu_ released.
+  // REQUIRES: mu_ not held.
   void Main();
 
   std::mutex mu_;
   std::condition_variable work_;     // the queue got a job
   std::condition_variable stopped_;  // the running job returned
+  // Guarded by mu_ (Main, the only writer of running_, also reads it
+  // without mu_ while the job runs).
   std::deque<Job*> queue_;
   Job* running_ = nullptr;
   bool started_ = false;

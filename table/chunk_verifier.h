@@ -33,7 +33,8 @@ class ChunkVerifier {
 
   // True if [offset, offset + size) of the region lies in intact chunks,
   // verifying (and loading) those no reader has verified yet; otherwise
-  // false, with *error naming the damage or the failed read.
+  // false, with *error naming the damage or the failed read. Safe from any
+  // number of threads, as are VerifyAll and VerifyRemaining.
   bool Check(uint64_t offset, uint64_t size, Status* error) const {
     if (verified_ == nullptr) return true;
     if (size > 0 && offset < size_ && size <= size_ - offset) {
@@ -66,11 +67,16 @@ class ChunkVerifier {
             (chunk & 63)) &
            1;
   }
+  // Check's slow path: verifies the range's chunks not marked yet.
+  // REQUIRES: none of locks_ held.
   Status Verify(uint64_t offset, uint64_t size) const;
   // Loads (if need be) the chunks around it, verifies and marks a chunk,
   // unless another thread has marked it meanwhile. `in_background`: on the
   // background loader's thread (PinnedFileMemory::LoadInBackground).
+  // REQUIRES: the chunk's stripe lock not held (it takes it).
   Status VerifyFirstTime(uint64_t chunk, bool in_background = false) const;
+  // REQUIRES: no load writes the chunk: it is marked verified, or its
+  // stripe lock is held (with a loader, after its group's load).
   Status VerifyChunk(uint64_t chunk) const;
 
   ChecksumType type_ = ROCKSDB_NAMESPACE::kNoChecksum;
@@ -87,6 +93,8 @@ class ChunkVerifier {
   // one thread at a time, holding its stripe's lock: a load never writes bytes
   // that another thread reads.
   std::unique_ptr<bool[]> loaded_;
+  // locks_[g % kLockStripes], group g's stripe lock, guards loaded_[g], the
+  // loading of group g's bytes and the setting of its chunks' bits.
   std::unique_ptr<std::mutex[]> locks_;
 };
 

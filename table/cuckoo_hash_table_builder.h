@@ -84,6 +84,10 @@ class CuckooHashTableBuilder : public VersionNeutralTableBuilder {
   bool StartUserKey(const ROCKSDB_NAMESPACE::Slice& user_key);
   // Writes the buffered entries in key order and streams the rest.
   void StopSlotOrdering();
+  // Finish's steps, in call order: PlaceUserKeys; while slot order holds,
+  // WriteSlotOrderedData (StopSlotOrdering if there is no entry);
+  // WriteOrderIndex, which ends the data region; WriteHashIndex, which
+  // reads PlaceUserKeys' placement; WriteMetaBlocks.
   void PlaceUserKeys();
   void WriteSlotOrderedData();
   void WriteOrderIndex();

@@ -116,10 +116,12 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
                                           const std::string& file_name);
   // Hands the file to the background loader on the first lookup (see
   // CuckooHashTableOptions::load_in_background): a file only compacted is
-  // read by its iterator, in order, and needs no help.
+  // read by its iterator, in order, and needs no help. Lock-free: the one
+  // caller that swaps background_load_pending_ to false queues the job.
   void LoadInBackgroundOnFirstLookup();
   // The background loader's work: the bulk regions' chunks no lookup has
-  // loaded yet, buckets first (every lookup reads them), then entries.
+  // loaded yet, buckets first (every lookup reads them), then entries. Runs
+  // on the loader's thread until the destructor's Remove returns.
   void LoadRemaining(const std::atomic<bool>& stop) const;
   // Checks the chunk checksums of a chunked layout and sets up their
   // verifiers.
@@ -194,6 +196,8 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   // ones), so an estimate by position alone can be off many times over;
   // and as with BlockBasedTable's data blocks, the file's metadata and hash
   // index count only at its end, where a small file has most of its bytes.
+  // Safe from several threads: the first call fills size_marks_ under
+  // size_marks_once_, and the others wait for it.
   uint64_t BytesBefore(uint64_t index) const;
   // The size an entry takes in the file, close enough for estimates.
   uint64_t EntryBytes(uint64_t index) const;
@@ -216,7 +220,8 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   ChunkVerifier order_chunks_;
   ChunkVerifier bucket_chunks_;
   // With load_in_background on a loaded file: the job and whether it is
-  // still to be queued.
+  // still to be queued. Both set by Open before the reader is shared; the
+  // destructor removes the job from the loader before closing memory_.
   std::unique_ptr<BackgroundLoader::Job> background_load_;
   std::atomic<bool> background_load_pending_{false};
   std::shared_ptr<const ROCKSDB_NAMESPACE::TableProperties> properties_;
@@ -226,7 +231,8 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   uint64_t seqno_field_offset_ = 0;
   // Bytes of the entries before every kSizeMarkStride-th entry in key
   // order; counted on the first size estimate (one pass over the entries),
-  // so that each later one reads at most a stride's entries.
+  // so that each later one reads at most a stride's entries. Written only
+  // inside size_marks_once_ (BytesBefore), read-only after it.
   static constexpr uint64_t kSizeMarkStride = 64;
   mutable std::once_flag size_marks_once_;
   mutable std::vector<uint64_t> size_marks_;

@@ -90,7 +90,8 @@ class PinnedFileMemory {
   void PinTo(ROCKSDB_NAMESPACE::Cleanable* cleanable);
 
   // The owner is done: frees now, or at the last outstanding unpin. No pin
-  // may be taken after Close().
+  // may be taken after Close(), and no load may be in flight: call once,
+  // after the background loader has let go of the file.
   void Close();
 
  private:
@@ -109,6 +110,8 @@ class PinnedFileMemory {
       ROCKSDB_NAMESPACE::RandomAccessFileReader* file, uint64_t offset,
       uint64_t size);
 
+  // Lock-free: each stripe drains once, and the thread that drains the
+  // last one frees the object (Release).
   Stripe stripes_[kStripes];
   std::atomic<int> undrained_stripes_{kStripes};
   std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader> file_;
