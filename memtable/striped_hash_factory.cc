@@ -23,8 +23,8 @@ using namespace ROCKSDB_NAMESPACE;
 
 namespace {
 
-constexpr uint64_t kMinBucketCount = 16;
-constexpr uint64_t kMaxBucketCount = uint64_t{1} << 30;
+constexpr uint64_t kMinInitialSlots = 16;
+constexpr uint64_t kMaxInitialSlots = uint64_t{1} << 30;
 constexpr uint64_t kMinEntrySlab = uint64_t{4} << 20;
 constexpr uint64_t kMaxEntrySlab = uint64_t{1} << 30;
 constexpr double kMinLoadFactor = 0.25;
@@ -46,9 +46,9 @@ const std::unordered_map<std::string, StatsStripeMode>* StripeModesByName() {
   return modes;
 }
 
-Status CheckBucketCount(const std::string& name, const uint64_t& count) {
+Status CheckInitialSlots(const std::string& name, const uint64_t& count) {
   return CheckInRange<uint64_t>(kStripedHashMemTableName, name, count,
-                                kMinBucketCount, kMaxBucketCount);
+                                kMinInitialSlots, kMaxInitialSlots);
 }
 
 Status CheckLoadFactor(const std::string& name, const double& factor) {
@@ -89,9 +89,10 @@ Status CheckStripeMode(const std::string& name, const StatsStripeMode& mode) {
 }
 
 const std::unordered_map<std::string, OptionTypeInfo> kOptionTypeInfo = {
+    // Counts hash slots; the name stays, as users' OPTIONS files carry it.
     {"bucket_count",
      CheckedOption<uint64_t>(offsetof(StripedHashMemTableOptions, bucket_count),
-                             OptionType::kUInt64T, CheckBucketCount)},
+                             OptionType::kUInt64T, CheckInitialSlots)},
     {"max_load_factor",
      CheckedOption<double>(
          offsetof(StripedHashMemTableOptions, max_load_factor),

@@ -46,8 +46,9 @@ struct StripedHashMemTableOptions {
   // Hash slots each new memtable starts with, rounded up to a power of two,
   // in [16, 2^30]. The index doubles whenever it passes max_load_factor, so
   // this only saves the first few doublings; 8 bytes per slot. (Named
-  // bucket_count as RocksDB's hash memtables name theirs; the code calls
-  // them slots, since in table/ a bucket is a cache line of 8 slots.)
+  // bucket_count as RocksDB's hash memtables name theirs, and kept since
+  // OPTIONS files carry it; the code calls them slots, since in table/ a
+  // bucket is a cache line of 8 slots.)
   uint64_t bucket_count = 1024;
   // Fraction of slots holding a user key before the index doubles, in
   // [0.25, 0.9]. Lower means shorter probes and more memory.
