@@ -27,7 +27,7 @@
 #include "rocksdb/options.h"
 #include "rocksdb/table.h"
 #include "rocksdb/utilities/options_util.h"
-#include "tests/db_open.h"
+#include "tests/support/db_open.h"
 
 DEFINE_string(base, "", "OPTIONS file to start from (required).");
 DEFINE_string(cf_options, "",

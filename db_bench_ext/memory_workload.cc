@@ -48,7 +48,7 @@
 #include "rocksdb/options.h"
 #include "rocksdb/table.h"
 #include "table/cuckoo_hash_table.h"
-#include "tests/db_open.h"
+#include "tests/support/db_open.h"
 
 DEFINE_string(config, "stock",
               "stock (BlockBasedTable, skip list) or ours (CuckooHashTable, "

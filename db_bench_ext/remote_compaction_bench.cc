@@ -40,7 +40,7 @@
 #include "rocksdb/options.h"
 #include "rocksdb/statistics.h"
 #include "rocksdb/table.h"
-#include "tests/db_open.h"
+#include "tests/support/db_open.h"
 
 DEFINE_string(worker, "", "The cuckoo_compaction_worker executable.");
 DEFINE_int32(runs, 3, "Runs of each mode (median reported).");

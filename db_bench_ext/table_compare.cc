@@ -42,7 +42,7 @@
 #include "rocksdb/utilities/object_registry.h"
 #include "rocksdb/write_batch.h"
 #include "table/cuckoo_hash_table.h"
-#include "tests/db_open.h"
+#include "tests/support/db_open.h"
 
 DEFINE_int64(num, 1000000, "Keys loaded into every format.");
 DEFINE_int32(key_size, 16, "Key length in bytes, at least 8.");

@@ -39,7 +39,7 @@
 #include "rocksdb/listener.h"
 #include "rocksdb/options.h"
 #include "rocksdb/statistics.h"
-#include "tests/db_open.h"
+#include "tests/support/db_open.h"
 #include "util/async_executor_env.h"
 #include "util/executor/latency_histogram.h"
 #include "util/scheduling_env_wrapper.h"

@@ -121,7 +121,7 @@ target_include_directories(cuckoo_internal INTERFACE
   ${_tree}/plugin/cuckoo ${CMAKE_CURRENT_SOURCE_DIR} ${_tree} ${_tree}/include)
 target_link_libraries(cuckoo_internal INTERFACE rocksdb_cuckoo_static)
 
-# For tests/plugin_fragments_test, which compares the in-tree fragments with
+# For tests/plugin/cuckoo_mk_test, which compares the in-tree fragments with
 # the library's sources.
 file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/cuckoo_lib_sources.txt
   CONTENT "$<JOIN:${CUCKOO_LIB_SOURCES},\n>\n")

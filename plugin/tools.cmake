@@ -26,7 +26,7 @@ set_tests_properties(options_string_example PROPERTIES
   LABELS "unit;example" TIMEOUT 120)
 
 # The library's sources as CMake finally has them (at generate time), for
-# tests/plugin_fragments_test, which checks them against plugin/cuckoo.mk as
+# tests/plugin/cuckoo_mk_test, which checks them against plugin/cuckoo.mk as
 # RocksDB reads it. (The in-tree mode has no such target and writes the list
 # itself.)
 if(TARGET cuckoo_objects)

@@ -37,8 +37,8 @@
 #include "table/standalone_table_compat.h"
 #include "table/table_builder.h"
 #include "table/table_reader.h"
-#include "tests/db_test_helpers.h"
-#include "tests/table_lookups.h"
+#include "tests/support/db_test_helpers.h"
+#include "tests/support/table_lookups.h"
 #include "util/checksum.h"
 #include "util/coding.h"
 

@@ -103,7 +103,7 @@ FIXED_9 = {
     "set_options_one_in": 0,
     # Backups named by DB session id (one of db_stress's random choices)
     # read each table file through SstFileDumper, which opens RocksDB's
-    # built-in formats only; tests/backup_db_test.cc covers BackupEngine
+    # built-in formats only; tests/db/backup_db_test.cc covers BackupEngine
     # with the naming that works (kLegacyCrc32cAndFileSize).
     "backup_one_in": 0,
     # Drawn one run in ten; the striped_hash memtable refuses it at DB open
