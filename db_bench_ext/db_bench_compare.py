@@ -456,8 +456,10 @@ MICRO_ROWS = [  # (title, benchmark name pattern with {f} for the format)
     ("Get present, 2 threads", "Get/present/{f}/real_time/threads:2"),
     ("Get absent, 1 thread", "Get/absent/{f}/real_time/threads:1"),
     ("Get absent, 2 threads", "Get/absent/{f}/real_time/threads:2"),
+    ("MultiGet, batch 8", "MultiGet/{f}/8/real_time"),
     ("MultiGet, batch 16", "MultiGet/{f}/16/real_time"),
     ("MultiGet, batch 32", "MultiGet/{f}/32/real_time"),
+    ("MultiGet absent, batch 32", "MultiGetAbsent/{f}/32/real_time"),
 ]
 
 
@@ -740,6 +742,21 @@ MICRO_TARGETS = [
     ("MultiGet 32, ours/builtin", 3.0,
      lambda m: m(f"MultiGet/{MICRO_OURS}/32/real_time") /
      m(f"MultiGet/{MICRO_BUILTIN}/32/real_time")),
+    # The batched floor (one_read_floor's MultiGet): every read of a batch in
+    # flight at once, so about the most any table's MultiGet could reach.
+    ("MultiGet 8, ours/batched floor", 0.7,
+     lambda m: m(f"MultiGet/{MICRO_OURS}/8/real_time") /
+     m("MultiGet/one_read_floor/8/real_time")),
+    ("MultiGet 16, ours/batched floor", 0.7,
+     lambda m: m(f"MultiGet/{MICRO_OURS}/16/real_time") /
+     m("MultiGet/one_read_floor/16/real_time")),
+    ("MultiGet 32, ours/batched floor", 0.7,
+     lambda m: m(f"MultiGet/{MICRO_OURS}/32/real_time") /
+     m("MultiGet/one_read_floor/32/real_time")),
+    # Absent keys in a batch at least as cheap as in single Gets (keys/s).
+    ("MultiGet absent 32 / Get absent 1t, ours (per key)", 1.0,
+     lambda m: m(f"MultiGetAbsent/{MICRO_OURS}/32/real_time") /
+     m(f"Get/absent/{MICRO_OURS}/real_time/threads:1")),
     # Counted process-wide, so only the 1-thread figures are clean: with two
     # threads, one thread's setup allocations land in the other's loop.
     ("allocations per Get, ours present 1t", 0,

@@ -10,6 +10,10 @@
 // folios), so TLB misses cost it as little as they could cost any table.
 // A table that must read its entry from memory cannot beat this, so this
 // reader's speed over the built-in's bounds every table's.
+//
+// Its MultiGet is the batched floor: it starts the reads of every key in the
+// batch before it uses any of them, so their cache misses overlap as far as
+// the core allows; no table's batched lookups can do better here.
 #pragma once
 
 #include <sys/mman.h>
@@ -22,6 +26,7 @@
 
 #include "db/dbformat.h"
 #include "table/internal_iterator.h"
+#include "table/multiget_context.h"
 #include "table/table_reader_compat.h"
 #include "util/coding.h"
 
@@ -63,23 +68,29 @@ class OneReadFloor : public VersionNeutralTableReader {
       bool /*skip_filters*/) override {
     using namespace ROCKSDB_NAMESPACE;
     const Slice user_key = ExtractUserKey(ikey);
-    if (user_key.size() < 8) return Status::OK();
-    const uint64_t index =
-        __builtin_bswap64(DecodeFixed64(user_key.data() + user_key.size() - 8));
-    if (index >= num_keys_) return Status::OK();
-    const char* entry = entries_ + index * kEntrySize;
-    if (memcmp(entry, user_key.data(), user_key.size()) != 0) {
-      return Status::OK();
+    const char* entry = EntryOf(user_key);
+    if (entry == nullptr) return Status::OK();
+    return Save(user_key, entry, get_context);
+  }
+
+  void MultiGet(const ROCKSDB_NAMESPACE::ReadOptions& /*read_options*/,
+                const ROCKSDB_NAMESPACE::MultiGetContext::Range* range,
+                const ROCKSDB_NAMESPACE::SliceTransform* /*prefix_extractor*/,
+                bool /*skip_filters*/) override {
+    using namespace ROCKSDB_NAMESPACE;
+    const char* entries[MultiGetContext::MAX_BATCH_SIZE];
+    size_t n = 0;
+    for (auto it = range->begin(); it != range->end(); ++it, ++n) {
+      entries[n] = EntryOf(ExtractUserKey(it->ikey));
+      if (entries[n] != nullptr) __builtin_prefetch(entries[n]);
     }
-    // Pinned, not copied, with a release that does nothing: the cheapest
-    // way to hand out a value (a real table's pin must keep its memory).
-    Cleanable pinner;
-    pinner.RegisterCleanup([](void*, void*) {}, nullptr, nullptr);
-    Status read_status;
-    SaveToGetContext(get_context, ParsedInternalKey(user_key, 0, kTypeValue),
-                     Slice(entry + user_key.size(), value_size_), &pinner,
-                     &read_status);
-    return read_status;
+    n = 0;
+    for (auto it = range->begin(); it != range->end(); ++it, ++n) {
+      if (entries[n] == nullptr) continue;
+      const Status s =
+          Save(ExtractUserKey(it->ikey), entries[n], it->get_context);
+      if (!s.ok()) *it->s = s;
+    }
   }
 
   // Lookups only.
@@ -112,6 +123,35 @@ class OneReadFloor : public VersionNeutralTableReader {
   }
 
  private:
+  // Where a benchmark key's entry would be; null for keys out of range. No
+  // memory of the table is read yet.
+  const char* EntryOf(const ROCKSDB_NAMESPACE::Slice& user_key) const {
+    if (user_key.size() < 8) return nullptr;
+    const uint64_t index = __builtin_bswap64(ROCKSDB_NAMESPACE::DecodeFixed64(
+        user_key.data() + user_key.size() - 8));
+    return index < num_keys_ ? entries_ + index * kEntrySize : nullptr;
+  }
+
+  // Reads the entry (the one memory read) and hands out its value if it
+  // holds the key.
+  ROCKSDB_NAMESPACE::Status Save(
+      const ROCKSDB_NAMESPACE::Slice& user_key, const char* entry,
+      ROCKSDB_NAMESPACE::GetContext* get_context) const {
+    using namespace ROCKSDB_NAMESPACE;
+    if (memcmp(entry, user_key.data(), user_key.size()) != 0) {
+      return Status::OK();
+    }
+    // Pinned, not copied, with a release that does nothing: the cheapest
+    // way to hand out a value (a real table's pin must keep its memory).
+    Cleanable pinner;
+    pinner.RegisterCleanup([](void*, void*) {}, nullptr, nullptr);
+    Status read_status;
+    SaveToGetContext(get_context, ParsedInternalKey(user_key, 0, kTypeValue),
+                     Slice(entry + user_key.size(), value_size_), &pinner,
+                     &read_status);
+    return read_status;
+  }
+
   const uint64_t num_keys_;
   const size_t value_size_;
   const size_t bytes_;
