@@ -42,6 +42,16 @@ struct Param {
   bool identity;
 };
 
+// Every read mode, for INSTANTIATE_TEST_SUITE_P, and their test names.
+inline auto ReadModes() {
+  return ::testing::Values(Param{true, false}, Param{false, false},
+                           Param{true, true}, Param{false, true});
+}
+inline std::string ReadModeName(const ::testing::TestParamInfo<Param>& info) {
+  return std::string(info.param.mmap ? "Mmap" : "Loaded") +
+         (info.param.identity ? "Identity" : "Hashed");
+}
+
 // "key00000", "key00001", ...: keys of one size, sorted by number.
 inline std::string NumberedKey(int i) {
   char key[16];

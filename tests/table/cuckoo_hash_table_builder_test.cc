@@ -8,18 +8,8 @@
 #include "tests/support/cuckoo_hash_table_fixture.h"
 #include "tests/support/status_assertions.h"
 
-namespace rocksdb_cuckoo {
+namespace rocksdb_cuckoo::testing {
 namespace {
-
-using namespace ROCKSDB_NAMESPACE;
-using testing::CuckooHashTableTest;
-using testing::Entries;
-using testing::JoinMerge;
-using testing::InternalKeyOf;
-using testing::NumberedKey;
-using testing::Param;
-using testing::ReadWholeFile;
-using testing::TableHarness;
 
 class CuckooHashTableBuilderTest : public CuckooHashTableTest {};
 
@@ -212,14 +202,8 @@ TEST_P(CuckooHashTableBuilderTest, LargeEntriesOfOneSizeWasteNoSpace) {
   EXPECT_LT(one, 102000u);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    ReadModes, CuckooHashTableBuilderTest,
-    ::testing::Values(Param{true, false}, Param{false, false},
-                      Param{true, true}, Param{false, true}),
-    [](const ::testing::TestParamInfo<Param>& info) {
-      return std::string(info.param.mmap ? "Mmap" : "Loaded") +
-             (info.param.identity ? "Identity" : "Hashed");
-    });
+INSTANTIATE_TEST_SUITE_P(ReadModes, CuckooHashTableBuilderTest, ReadModes(),
+                         ReadModeName);
 
 }  // namespace
-}  // namespace rocksdb_cuckoo
+}  // namespace rocksdb_cuckoo::testing

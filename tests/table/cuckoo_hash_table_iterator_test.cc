@@ -6,15 +6,8 @@
 #include "tests/support/cuckoo_hash_table_fixture.h"
 #include "tests/support/status_assertions.h"
 
-namespace rocksdb_cuckoo {
+namespace rocksdb_cuckoo::testing {
 namespace {
-
-using namespace ROCKSDB_NAMESPACE;
-using testing::CuckooHashTableTest;
-using testing::Entries;
-using testing::InternalKeyOf;
-using testing::NumberedKey;
-using testing::Param;
 
 class CuckooHashTableIteratorTest : public CuckooHashTableTest {};
 
@@ -67,14 +60,8 @@ TEST_P(CuckooHashTableIteratorTest, IteratorOrderSeekAndPrev) {
   EXPECT_FALSE(it->Valid());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    ReadModes, CuckooHashTableIteratorTest,
-    ::testing::Values(Param{true, false}, Param{false, false},
-                      Param{true, true}, Param{false, true}),
-    [](const ::testing::TestParamInfo<Param>& info) {
-      return std::string(info.param.mmap ? "Mmap" : "Loaded") +
-             (info.param.identity ? "Identity" : "Hashed");
-    });
+INSTANTIATE_TEST_SUITE_P(ReadModes, CuckooHashTableIteratorTest, ReadModes(),
+                         ReadModeName);
 
 }  // namespace
-}  // namespace rocksdb_cuckoo
+}  // namespace rocksdb_cuckoo::testing

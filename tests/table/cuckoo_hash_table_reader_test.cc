@@ -18,16 +18,8 @@
 #include "tests/support/cuckoo_hash_table_fixture.h"
 #include "tests/support/status_assertions.h"
 
-namespace rocksdb_cuckoo {
+namespace rocksdb_cuckoo::testing {
 namespace {
-
-using namespace ROCKSDB_NAMESPACE;
-using testing::CuckooHashTableTest;
-using testing::Entries;
-using testing::InternalKeyOf;
-using testing::NumberedKey;
-using testing::Param;
-using testing::ReadWholeFile;
 
 class CuckooHashTableReaderTest : public CuckooHashTableTest {};
 
@@ -398,14 +390,8 @@ TEST_P(CuckooHashTableReaderTest, LoadedTableLeavesThePageCache) {
   EXPECT_EQ(h->Get(NumberedKey(12345)).value, std::string(100, 'v'));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    ReadModes, CuckooHashTableReaderTest,
-    ::testing::Values(Param{true, false}, Param{false, false},
-                      Param{true, true}, Param{false, true}),
-    [](const ::testing::TestParamInfo<Param>& info) {
-      return std::string(info.param.mmap ? "Mmap" : "Loaded") +
-             (info.param.identity ? "Identity" : "Hashed");
-    });
+INSTANTIATE_TEST_SUITE_P(ReadModes, CuckooHashTableReaderTest, ReadModes(),
+                         ReadModeName);
 
 }  // namespace
-}  // namespace rocksdb_cuckoo
+}  // namespace rocksdb_cuckoo::testing
