@@ -20,24 +20,14 @@
 #include "tests/support/db_open.h"
 #include "tests/support/db_test_helpers.h"
 #include "tests/support/status_assertions.h"
+#include "tests/support/test_comparators.h"
 
 namespace rocksdb_cuckoo {
 namespace {
 
 using namespace ROCKSDB_NAMESPACE;
 
-// Keys that differ only in case are equal: the bytes do not decide.
-class CaseInsensitive : public Comparator {
- public:
-  const char* Name() const override { return "CaseInsensitive"; }
-  int Compare(const Slice& a, const Slice& b) const override {
-    const int c = strncasecmp(a.data(), b.data(), std::min(a.size(), b.size()));
-    if (c != 0) return c;
-    return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
-  }
-  void FindShortestSeparator(std::string*, const Slice&) const override {}
-  void FindShortSuccessor(std::string*) const override {}
-};
+using CaseInsensitive = testing::CaseInsensitiveComparator;
 
 class ColumnFamilyAddedLaterTest : public ::testing::Test {
  protected:

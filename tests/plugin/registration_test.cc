@@ -14,6 +14,7 @@
 #include "table/cuckoo_hash_table.h"
 #include "tests/support/db_open.h"
 #include "tests/support/status_assertions.h"
+#include "tests/support/test_comparators.h"
 
 namespace rocksdb_cuckoo {
 namespace {
@@ -179,15 +180,7 @@ TEST_F(DBFixture, OptionsFileNamesTheFactoryAndReloads) {
 }
 
 TEST_F(DBFixture, ComparatorThatIgnoresBytesIsRefused) {
-  class CaseInsensitive : public Comparator {
-   public:
-    const char* Name() const override { return "CaseInsensitive"; }
-    int Compare(const Slice& a, const Slice& b) const override {
-      return strcasecmp(a.ToString().c_str(), b.ToString().c_str());
-    }
-    void FindShortestSeparator(std::string*, const Slice&) const override {}
-    void FindShortSuccessor(std::string*) const override {}
-  } comparator;
+  testing::CaseInsensitiveComparator comparator;
   Options options;
   options.create_if_missing = true;
   options.comparator = &comparator;
@@ -202,18 +195,8 @@ TEST_F(DBFixture, ComparatorThatIgnoresBytesIsRefused) {
 // so no version but the exact one written could be found. Each part says so
 // at DB::Open, naming itself and the feature.
 TEST_F(DBFixture, UserTimestampsAreRefusedByEachPart) {
-  // Keys end in an 8-byte timestamp (7.8.3 has no public comparator for
-  // them); the parts refuse before comparing anything.
-  class WithTimestamps : public Comparator {
-   public:
-    WithTimestamps() : Comparator(/*ts_sz=*/8) {}
-    const char* Name() const override { return "WithTimestamps"; }
-    int Compare(const Slice& a, const Slice& b) const override {
-      return a.compare(b);
-    }
-    void FindShortestSeparator(std::string*, const Slice&) const override {}
-    void FindShortSuccessor(std::string*) const override {}
-  } comparator;
+  // The parts refuse before comparing anything.
+  testing::WithTimestampsComparator comparator;
   for (const bool ours_is_the_table : {true, false}) {
     SCOPED_TRACE(ours_is_the_table ? "CuckooHashTable" : "striped_hash");
     Options options;

@@ -5,9 +5,9 @@
 #include "util/option_checks.h"
 
 #include <gtest/gtest.h>
-#include <strings.h>
 
 #include "rocksdb/comparator.h"
+#include "tests/support/test_comparators.h"
 
 namespace rocksdb_cuckoo {
 namespace {
@@ -42,18 +42,6 @@ TEST(OptionChecksTest, UnknownOptionBecomesInvalidArgumentKeepingTheName) {
   EXPECT_TRUE(UnknownOptionIsInvalidArgument("Owner", Status::OK()).ok());
 }
 
-// Calls "a" and "A" equal: different bytes, one key.
-class CaseInsensitive : public Comparator {
- public:
-  const char* Name() const override { return "CaseInsensitive"; }
-  int Compare(const Slice& a, const Slice& b) const override {
-    return strcasecmp(a.ToString().c_str(), b.ToString().c_str());
-  }
-  bool CanKeysWithDifferentByteContentsBeEqual() const override { return true; }
-  void FindShortestSeparator(std::string*, const Slice&) const override {}
-  void FindShortSuccessor(std::string*) const override {}
-};
-
 TEST(OptionChecksTest, HashingNeedsEqualKeysToHaveEqualBytes) {
   EXPECT_TRUE(
       CheckKeysCompareByBytes("Owner", ROCKSDB_NAMESPACE::BytewiseComparator())
@@ -61,26 +49,14 @@ TEST(OptionChecksTest, HashingNeedsEqualKeysToHaveEqualBytes) {
   EXPECT_TRUE(CheckKeysCompareByBytes(
                   "Owner", ROCKSDB_NAMESPACE::ReverseBytewiseComparator())
                   .ok());
-  CaseInsensitive case_insensitive;
+  testing::CaseInsensitiveComparator case_insensitive;
   const Status s = CheckKeysCompareByBytes("Owner", &case_insensitive);
   ASSERT_TRUE(s.IsNotSupported());
   EXPECT_NE(s.ToString().find("CaseInsensitive"), std::string::npos);
 }
 
-// Bytewise keys followed by an 8-byte user-defined timestamp.
-class WithTimestamps : public Comparator {
- public:
-  WithTimestamps() : Comparator(/*ts_sz=*/8) {}
-  const char* Name() const override { return "WithTimestamps"; }
-  int Compare(const Slice& a, const Slice& b) const override {
-    return a.compare(b);
-  }
-  void FindShortestSeparator(std::string*, const Slice&) const override {}
-  void FindShortSuccessor(std::string*) const override {}
-};
-
 TEST(OptionChecksTest, TimestampsAreNotSupported) {
-  WithTimestamps with_timestamps;
+  testing::WithTimestampsComparator with_timestamps;
   const Status s = CheckKeysCompareByBytes("Owner", &with_timestamps);
   ASSERT_TRUE(s.IsNotSupported());
   EXPECT_NE(s.ToString().find("timestamps"), std::string::npos);
