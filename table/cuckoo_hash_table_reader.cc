@@ -455,8 +455,8 @@ Status CuckooHashTableReader::Get(const ReadOptions& read_options,
     get_context->MarkKeyMayExist();
     return NoIoWhileLoading();
   }
-  Lookup lookup(ExtractUserKey(key), Locate(ExtractUserKey(key)),
-                MustVerify(read_options));
+  const Slice user_key = ExtractUserKey(key);
+  Lookup lookup(user_key, Locate(user_key), MustVerify(read_options));
   // About one key in five lives in its second bucket: loading both lines at
   // once costs bandwidth, not latency, and saves those keys a serial miss.
   __builtin_prefetch(&FingerprintsAt(lookup.at.bucket2));
