@@ -38,7 +38,7 @@ void CuckooHashTableIterator::MoveTo(uint64_t index) {
   // Each positioning starts afresh: RocksDB asserts that a valid iterator
   // has an OK status.
   status_ = Status::OK();
-  if (index >= reader_->num_entries()) return;
+  if (index >= num_entries_) return;
   // RocksDB parses every key an iterator yields and asserts on unknown
   // types: a damaged type byte must stop here.
   const Status s = reader_->EntryAt(index, verify_, &entry_);

@@ -21,12 +21,13 @@ class CuckooHashTableIterator : public ROCKSDB_NAMESPACE::InternalIterator {
                           bool verify)
       : reader_(reader),
         read_options_(read_options),
+        num_entries_(reader->num_entries()),
         keys_in_file_(reader->keys_as_stored()),
         verify_(verify) {}
 
   bool Valid() const override { return valid_; }
   void SeekToFirst() override { MoveTo(0); }
-  void SeekToLast() override { MoveTo(reader_->num_entries() - 1); }
+  void SeekToLast() override { MoveTo(num_entries_ - 1); }
   void Seek(const Slice& target) override;
   void SeekForPrev(const Slice& target) override;
   void Next() override { MoveTo(index_ + 1); }
@@ -51,6 +52,7 @@ class CuckooHashTableIterator : public ROCKSDB_NAMESPACE::InternalIterator {
   // For the file reads its steps cause (ServingRead): the caller's options
   // need not outlive the iterator.
   const ROCKSDB_NAMESPACE::ReadOptions read_options_;
+  const uint64_t num_entries_;
   const bool keys_in_file_;
   const bool verify_;
   std::string key_buffer_;  // the current key, when !keys_in_file_

@@ -1,20 +1,26 @@
 #include "table/cuckoo_hash_table_reader.h"
 
 #include <algorithm>
+#include <array>
+#include <mutex>
 #include <string>
 
 #include "db/range_tombstone_fragmenter.h"
 #include "file/random_access_file_reader.h"
 #include "memory/arena.h"
 #include "rocksdb/statistics.h"
+#include "table/background_loader.h"
 #include "table/bucket_match.h"
+#include "table/chunk_verifier.h"
 #include "table/cuckoo_hash_table_checks.h"
 #include "table/cuckoo_hash_table_iterator.h"
 #include "table/external_file_seqno.h"
 #include "table/get_context.h"
+#include "table/key_location.h"
 #include "table/meta_block_check.h"
 #include "table/meta_blocks.h"
 #include "table/multiget_context.h"
+#include "table/pinned_file_memory.h"
 #include "table/serving_read.h"
 #include "table/table_builder.h"
 #include "table/unique_id_impl.h"
@@ -48,7 +54,186 @@ Status CheckUniqueId(const TableProperties& properties,
       InternalUniqueIdToHumanString(&expected) + ", the file holds " +
       InternalUniqueIdToHumanString(&actual));
 }
+// `s`, naming the file if it reports damage. Only damage names the file: a
+// merge operator's failure (a Corruption with its own subcode, and often no
+// message) is about the data, and callers tell it by that subcode.
+Status NamingFile(Status s, const std::string& file_name) {
+  if (!s.IsCorruption() || s.subcode() != Status::kNone) return s;
+  const char* state = s.getState();
+  return Status::Corruption(std::string(state != nullptr ? state : "damaged") +
+                            " in file " + file_name);
+}
 }  // namespace
+
+// The file in memory, what Open checked, and the steps of every read. The
+// reader's operations forward here (its header declares them).
+class CuckooHashTableReader::Rep {
+ public:
+  // Opens the file; its errors do not name it yet.
+  static Status Open(const ReadOptions& read_options,
+                     const TableReaderOptions& options,
+                     std::unique_ptr<RandomAccessFileReader>&& file,
+                     uint64_t file_size, bool load_in_background,
+                     std::unique_ptr<Rep>* rep);
+  // Takes `memory`, which the destructor closes (not deletes).
+  Rep(const TableReaderOptions& options, PinnedFileMemory* memory,
+      const Layout& layout);
+  ~Rep();
+
+  Status Get(const ReadOptions& read_options, const Slice& key,
+             GetContext* get_context);
+  void MultiGet(const ReadOptions& read_options,
+                const MultiGetContext::Range* range);
+  Status EntryAt(uint64_t index, bool verify, EntryView* entry) const;
+  Status LowerBound(const Slice& target, bool verify, uint64_t* index) const;
+  FragmentedRangeTombstoneIterator* TombstonesAt(SequenceNumber sequence) const;
+  uint64_t OffsetOf(const Slice& key) const;
+  Status ApproximateKeyAnchors(const ReadOptions& read_options,
+                               std::vector<TableReader::Anchor>& anchors) const;
+  size_t ApproximateMemoryUsage() const;
+  Status VerifyFile(bool metadata_only) const;
+  // Whether a read passes the chunks it touches through their verifiers:
+  // as asked, or always where that is what loads them.
+  bool MustVerify(const ReadOptions& read_options) const;
+  uint64_t num_entries() const { return layout_.num_entries; }
+  bool keys_as_stored() const {
+    return !has_global_seqno() && !layout_.keys_without_trailers;
+  }
+  // Packed by hand, so a damaged type byte (reported elsewhere) cannot trip
+  // RocksDB's asserting PackSequenceAndType.
+  uint64_t PresentedTrailer(uint64_t stored) const {
+    return has_global_seqno() ? global_seqno_ << 8 | (stored & 0xff) : stored;
+  }
+  Status InThisFile(Status s) const {
+    return NamingFile(std::move(s), file_name_);
+  }
+  const std::shared_ptr<const TableProperties>& properties() const {
+    return properties_;
+  }
+
+ private:
+  bool has_global_seqno() const {
+    return global_seqno_ != kDisableGlobalSequenceNumber;
+  }
+  // Hands the file to the background loader on the first lookup (see
+  // CuckooHashTableOptions::load_in_background): a file only compacted is
+  // read by its iterator, in order, and needs no help. Lock-free: the one
+  // caller that swaps background_load_pending_ to false queues the job.
+  void LoadInBackgroundOnFirstLookup();
+  // The background loader's work: the bulk regions' chunks no lookup has
+  // loaded yet, buckets first (every lookup reads them), then entries. Runs
+  // on the loader's thread until the destructor's Remove returns.
+  void LoadRemaining(const std::atomic<bool>& stop) const;
+  // Checks the chunk checksums of a chunked layout and sets up their
+  // verifiers.
+  Status SetUpChunkVerifiers();
+  // Checks every region's checksum, except, unless `all_chunks`, those of
+  // the chunks of a chunked layout; sets *seqno_field to the file offset of
+  // the global seqno field, if the file has one.
+  Status VerifyRegions(bool all_chunks, uint64_t* seqno_field) const;
+  Status VerifyPropertiesRegion(uint64_t* seqno_field) const;
+  // RocksDB's parser of the properties and metaindex blocks asserts on
+  // malformed blocks: check their structure first.
+  Status CheckMetaBlocks() const;
+  Status LoadRangeTombstones();
+
+  // Whether some of a file read into memory is still only on disk: then a
+  // read that must not do I/O (kBlockCacheTier) cannot be answered.
+  bool StillLoading() const;
+  static Status NoIoWhileLoading();
+
+  // A point lookup's state, handed down its steps (Get and MultiGet).
+  struct Lookup;
+  // What a lookup found.
+  enum class Probe : int;
+  using ProbeCounts = std::array<uint64_t, 4>;  // by Probe
+  // Whether the entry at an offset is the lookup's key.
+  enum class Match : int;
+  static Probe ProbeOf(Match match);  // the end of a search at a match
+  static Probe NotFound(const Lookup& lookup);
+
+  // The lookup's steps, in call order.
+  KeyLocation Locate(const Slice& user_key) const;
+  const Fingerprints& FingerprintsAt(uint64_t bucket) const;
+  // Starts loading the entries in the key's preferred slots (slot order).
+  __attribute__((always_inline)) void PrefetchPreferredEntries(
+      const KeyLocation& at) const;
+  // Always inlined: GCC takes a function that only prefetches for one
+  // without effects and drops the call.
+  __attribute__((always_inline)) void PrefetchKeyOf(const char* entry) const;
+  // Sets lookup->candidate: the offset of the entry whose fingerprint first
+  // matches the key's in the bucket that would hold it, read before the
+  // key is compared, so its load can start early.
+  void FindCandidate(Lookup* lookup) const;
+  // Where the entry of a bucket's slot starts: stored in the bucket, or, for
+  // fixed slots, implied by the slot's index.
+  uint64_t EntryOffset(uint64_t bucket, uint32_t slot) const;
+  // Looks for the key at its candidate, then in its buckets and the stash.
+  Probe FindUserKey(Lookup* lookup) const;
+  Match MatchInBucket(uint64_t bucket, Lookup* lookup) const;
+  // Parses the entry at `offset` into lookup->entry and compares its key.
+  Match KeyAt(uint64_t offset, Lookup* lookup) const;
+  // Parses the entry at `offset` of the data region, once its chunks are
+  // verified (if `verify`); false, with *damage saying why, if it cannot.
+  bool ReadEntry(uint64_t offset, bool verify, EntryView* entry,
+                 Status* damage) const;
+  // Feeds the found key's versions visible at `sequence` to get_context,
+  // from its first entry on.
+  Status SaveVersions(const Lookup& lookup, SequenceNumber sequence,
+                      GetContext* get_context) const;
+  // Adds lookups to RocksDB's bloom filter tickers, if statistics are on.
+  void RecordProbes(const ProbeCounts& counts) const;
+
+  // Compares an entry's internal key, as the iterator presents it, with an
+  // internal key.
+  int CompareAsPresented(const EntryView& entry, const Slice& target) const;
+  // Bytes of the entries before position `index` in key order; the file's
+  // size for the end. Entries vary in size (one large value among small
+  // ones), so an estimate by position alone can be off many times over;
+  // and as with BlockBasedTable's data blocks, the file's metadata and hash
+  // index count only at its end, where a small file has most of its bytes.
+  // Safe from several threads: the first call fills size_marks_ under
+  // size_marks_once_, and the others wait for it.
+  uint64_t BytesBefore(uint64_t index) const;
+  // The size an entry takes in the file, close enough for estimates.
+  uint64_t EntryBytes(uint64_t index) const;
+
+  const InternalKeyComparator icomp_;
+  PinnedFileMemory* const memory_;  // closed (not deleted) by the destructor
+  const std::string file_name_;
+  const Layout layout_;
+  const char* const data_;
+  Statistics* const statistics_;
+  // Every user key has one entry: a lookup never reads past it.
+  const bool single_versions_;
+  // Read into memory (not mapped) with a chunked layout: the bulk regions
+  // are loaded chunk by chunk as their verifiers first pass them, so every
+  // read of them goes through a verifier, whatever verify_checksums says.
+  const bool loads_chunks_;
+  const char* const bucket_array_;
+  // Format 2: chunks of the bulk regions, verified as lookups reach them.
+  ChunkVerifier data_chunks_;
+  ChunkVerifier order_chunks_;
+  ChunkVerifier bucket_chunks_;
+  // With load_in_background on a loaded file: the job and whether it is
+  // still to be queued. Both set by Open before the reader is shared; the
+  // destructor removes the job from the loader before closing memory_.
+  std::unique_ptr<BackgroundLoader::Job> background_load_;
+  std::atomic<bool> background_load_pending_{false};
+  std::shared_ptr<const TableProperties> properties_;
+  SequenceNumber global_seqno_ = kDisableGlobalSequenceNumber;
+  // File offset of the global seqno property's value; 0: none.
+  uint64_t seqno_field_offset_ = 0;
+  // Bytes of the entries before every kSizeMarkStride-th entry in key
+  // order; counted on the first size estimate (one pass over the entries),
+  // so that each later one reads at most a stride's entries. Written only
+  // inside size_marks_once_ (BytesBefore), read-only after it.
+  static constexpr uint64_t kSizeMarkStride = 64;
+  mutable std::once_flag size_marks_once_;
+  mutable std::vector<uint64_t> size_marks_;
+  // Fragmented once at open, shared by every tombstone iterator.
+  std::shared_ptr<FragmentedRangeTombstoneList> range_tombstones_;
+};
 
 // ---- Opening a file. ----
 
@@ -58,25 +243,18 @@ Status CuckooHashTableReader::Open(
     bool load_in_background, std::unique_ptr<TableReader>* reader) {
   const std::string file_name = file->file_name();
   ServingRead serving(read_options);
-  return InFile(OpenFile(read_options, options, std::move(file), file_size,
-                         load_in_background, reader),
-                file_name);
+  std::unique_ptr<Rep> rep;
+  const Status s = Rep::Open(read_options, options, std::move(file), file_size,
+                             load_in_background, &rep);
+  if (!s.ok()) return NamingFile(s, file_name);
+  reader->reset(new CuckooHashTableReader(std::move(rep)));
+  return Status::OK();
 }
 
-Status CuckooHashTableReader::InFile(Status s, const std::string& file_name) {
-  // Only damage names the file: a merge operator's failure (a Corruption
-  // with its own subcode, and often no message) is about the data, and
-  // callers tell it by that subcode.
-  if (!s.IsCorruption() || s.subcode() != Status::kNone) return s;
-  const char* state = s.getState();
-  return Status::Corruption(std::string(state != nullptr ? state : "damaged") +
-                            " in file " + file_name);
-}
-
-Status CuckooHashTableReader::OpenFile(
+Status CuckooHashTableReader::Rep::Open(
     const ReadOptions& read_options, const TableReaderOptions& options,
     std::unique_ptr<RandomAccessFileReader>&& file, uint64_t file_size,
-    bool load_in_background, std::unique_ptr<TableReader>* reader) {
+    bool load_in_background, std::unique_ptr<Rep>* rep) {
   Status s = CheckComparator(options.ioptions.user_comparator);
   if (!s.ok()) return s;
   if (file_size < kLayoutSize + kRocksDBFooterSize) {
@@ -120,8 +298,7 @@ Status CuckooHashTableReader::OpenFile(
   }
   if (!s.ok()) return s;
 
-  std::unique_ptr<CuckooHashTableReader> r(
-      new CuckooHashTableReader(options, guard.release(), layout));
+  std::unique_ptr<Rep> r(new Rep(options, guard.release(), layout));
   s = r->SetUpChunkVerifiers();
   if (!s.ok()) return s;
   s = r->VerifyRegions(/*all_chunks=*/false, &r->seqno_field_offset_);
@@ -161,19 +338,18 @@ Status CuckooHashTableReader::OpenFile(
   if (!s.ok()) return s;
   if (load_in_background && r->loads_chunks_) {
     r->background_load_.reset(new BackgroundLoader::Job);
-    const CuckooHashTableReader* loading = r.get();
+    const Rep* loading = r.get();
     r->background_load_->load = [loading](const std::atomic<bool>& stop) {
       loading->LoadRemaining(stop);
     };
     r->background_load_pending_.store(true, std::memory_order_relaxed);
   }
-  *reader = std::move(r);
+  *rep = std::move(r);
   return Status::OK();
 }
 
-CuckooHashTableReader::CuckooHashTableReader(const TableReaderOptions& options,
-                                             PinnedFileMemory* memory,
-                                             const Layout& layout)
+CuckooHashTableReader::Rep::Rep(const TableReaderOptions& options,
+                                PinnedFileMemory* memory, const Layout& layout)
     : icomp_(options.internal_comparator),
       memory_(memory),
       file_name_(memory->file()->file_name()),
@@ -184,7 +360,7 @@ CuckooHashTableReader::CuckooHashTableReader(const TableReaderOptions& options,
       loads_chunks_(memory->loaded() && layout.chunked()),
       bucket_array_(memory->data() + layout.buckets_offset) {}
 
-CuckooHashTableReader::~CuckooHashTableReader() {
+CuckooHashTableReader::Rep::~Rep() {
   // The loader reads the verifiers and the memory: stop it first.
   if (background_load_ != nullptr) {
     BackgroundLoader::Instance().Remove(background_load_.get());
@@ -214,7 +390,7 @@ std::array<Region, 5> RegionsOf(const Layout& layout) {
 constexpr size_t kBulkRegions = 3;
 }  // namespace
 
-Status CuckooHashTableReader::SetUpChunkVerifiers() {
+Status CuckooHashTableReader::Rep::SetUpChunkVerifiers() {
   if (!layout_.chunked()) return Status::OK();
   const std::array<Region, 5> regions = RegionsOf(layout_);
   ChunkVerifier* verifiers[kBulkRegions] = {&data_chunks_, &order_chunks_,
@@ -237,8 +413,8 @@ Status CuckooHashTableReader::SetUpChunkVerifiers() {
   return Status::OK();
 }
 
-Status CuckooHashTableReader::VerifyRegions(bool all_chunks,
-                                            uint64_t* seqno_field) const {
+Status CuckooHashTableReader::Rep::VerifyRegions(bool all_chunks,
+                                                 uint64_t* seqno_field) const {
   // The padding before the buckets is not checksummed but must be zeros.
   for (uint64_t at = layout_.order_offset + layout_.order_size();
        at < layout_.buckets_offset; at++) {
@@ -271,7 +447,7 @@ Status CuckooHashTableReader::VerifyRegions(bool all_chunks,
   return VerifyPropertiesRegion(seqno_field);
 }
 
-Status CuckooHashTableReader::VerifyPropertiesRegion(
+Status CuckooHashTableReader::Rep::VerifyPropertiesRegion(
     uint64_t* seqno_field) const {
   // Ingestion with write_global_seqno=true rewrites one field in place; the
   // checksum covers every other byte and reads that field as zeros.
@@ -293,7 +469,7 @@ Status CuckooHashTableReader::VerifyPropertiesRegion(
   return Status::OK();
 }
 
-Status CuckooHashTableReader::CheckMetaBlocks() const {
+Status CuckooHashTableReader::Rep::CheckMetaBlocks() const {
   const char* meta = data_ + layout_.meta_offset;
   const Slice properties(meta, layout_.properties_size);
   const Slice metaindex(meta + layout_.properties_size,
@@ -320,7 +496,7 @@ Status CuckooHashTableReader::CheckMetaBlocks() const {
   return Status::OK();
 }
 
-Status CuckooHashTableReader::LoadRangeTombstones() {
+Status CuckooHashTableReader::Rep::LoadRangeTombstones() {
   if (layout_.num_range_dels == 0) return Status::OK();
   std::vector<std::string> keys;
   std::vector<std::string> values;
@@ -348,30 +524,32 @@ Status CuckooHashTableReader::LoadRangeTombstones() {
 
 // ---- Serving state. ----
 
-void CuckooHashTableReader::LoadInBackgroundOnFirstLookup() {
+void CuckooHashTableReader::Rep::LoadInBackgroundOnFirstLookup() {
   if (background_load_pending_.load(std::memory_order_relaxed) &&
       background_load_pending_.exchange(false)) {
     BackgroundLoader::Instance().Add(background_load_.get());
   }
 }
 
-void CuckooHashTableReader::LoadRemaining(const std::atomic<bool>& stop) const {
+void CuckooHashTableReader::Rep::LoadRemaining(
+    const std::atomic<bool>& stop) const {
   for (const ChunkVerifier* chunks :
        {&bucket_chunks_, &data_chunks_, &order_chunks_}) {
     if (!chunks->VerifyRemaining(stop)) return;
   }
 }
 
-bool CuckooHashTableReader::StillLoading() const {
+bool CuckooHashTableReader::Rep::StillLoading() const {
   return loads_chunks_ && memory_->loaded_bytes() < memory_->size();
 }
 
-Status CuckooHashTableReader::NoIoWhileLoading() {
+Status CuckooHashTableReader::Rep::NoIoWhileLoading() {
   return Status::Incomplete(
       "CuckooHashTable: file still loading, and the read may not do I/O");
 }
 
-bool CuckooHashTableReader::MustVerify(const ReadOptions& read_options) const {
+bool CuckooHashTableReader::Rep::MustVerify(
+    const ReadOptions& read_options) const {
   return read_options.verify_checksums || loads_chunks_;
 }
 
@@ -399,7 +577,7 @@ inline bool SameKey(const Slice& a, const Slice& b) {
 constexpr uint64_t kNoCandidate = UINT64_MAX;
 constexpr uint64_t kDamagedCandidate = UINT64_MAX - 1;
 
-struct CuckooHashTableReader::Lookup {
+struct CuckooHashTableReader::Rep::Lookup {
   Lookup() = default;
   Lookup(const Slice& key, const KeyLocation& location, bool verify_chunks)
       : user_key(key), at(location), verify(verify_chunks) {}
@@ -422,7 +600,7 @@ struct CuckooHashTableReader::Lookup {
 
 // What a lookup found: the key, or that it is absent, told by the
 // fingerprints alone or only after comparing keys; or damage in the file.
-enum class CuckooHashTableReader::Probe : int {
+enum class CuckooHashTableReader::Rep::Probe : int {
   kNoFingerprint = 0,
   kFingerprintOnly = 1,
   kFound = 2,
@@ -430,24 +608,23 @@ enum class CuckooHashTableReader::Probe : int {
 };
 
 // Whether the entry at an offset is the lookup's key.
-enum class CuckooHashTableReader::Match : int { kOther, kSame, kDamaged };
+enum class CuckooHashTableReader::Rep::Match : int { kOther, kSame, kDamaged };
 
 // The end of a search at a match that is not kOther.
-inline CuckooHashTableReader::Probe CuckooHashTableReader::ProbeOf(
+inline CuckooHashTableReader::Rep::Probe CuckooHashTableReader::Rep::ProbeOf(
     Match match) {
   return match == Match::kSame ? Probe::kFound : Probe::kDamaged;
 }
 
-inline CuckooHashTableReader::Probe CuckooHashTableReader::NotFound(
+inline CuckooHashTableReader::Rep::Probe CuckooHashTableReader::Rep::NotFound(
     const Lookup& lookup) {
   return lookup.fingerprint_seen ? Probe::kFingerprintOnly
                                  : Probe::kNoFingerprint;
 }
 
-Status CuckooHashTableReader::Get(const ReadOptions& read_options,
-                                  const Slice& key, GetContext* get_context,
-                                  const SliceTransform* /*prefix_extractor*/,
-                                  bool /*skip_filters*/) {
+Status CuckooHashTableReader::Rep::Get(const ReadOptions& read_options,
+                                       const Slice& key,
+                                       GetContext* get_context) {
   if (layout_.num_user_keys == 0) return Status::OK();
   ServingRead serving(read_options);
   LoadInBackgroundOnFirstLookup();
@@ -474,12 +651,13 @@ Status CuckooHashTableReader::Get(const ReadOptions& read_options,
       SaveVersions(lookup, GetInternalKeySeqno(key), get_context));
 }
 
-inline KeyLocation CuckooHashTableReader::Locate(const Slice& user_key) const {
+inline KeyLocation CuckooHashTableReader::Rep::Locate(
+    const Slice& user_key) const {
   return LocateUserKey(user_key, layout_.identity_as_first_hash,
                        layout_.num_buckets, layout_.hash_seed);
 }
 
-inline const Fingerprints& CuckooHashTableReader::FingerprintsAt(
+inline const Fingerprints& CuckooHashTableReader::Rep::FingerprintsAt(
     uint64_t bucket) const {
   return *reinterpret_cast<const Fingerprints*>(
       bucket_array_ + bucket * layout_.bucket_stride());
@@ -490,7 +668,7 @@ inline const Fingerprints& CuckooHashTableReader::FingerprintsAt(
 // bucket arrives, so start loading the entries stored there. The second
 // bucket's slots are not loaded: they would serve 15% of hits but cost every
 // miss more memory reads.
-inline void CuckooHashTableReader::PrefetchPreferredEntries(
+inline void CuckooHashTableReader::Rep::PrefetchPreferredEntries(
     const KeyLocation& at) const {
   const uint64_t size = layout_.slot_entry_size;
   if (size == 0) return;
@@ -503,14 +681,14 @@ inline void CuckooHashTableReader::PrefetchPreferredEntries(
 // gives the key's size (slot entries of format 3), where the key ends. An
 // entry rarely starts on a line boundary, so a key can end on the next
 // line, which would otherwise be a second, serial miss.
-inline void CuckooHashTableReader::PrefetchKeyOf(const char* entry) const {
+inline void CuckooHashTableReader::Rep::PrefetchKeyOf(const char* entry) const {
   __builtin_prefetch(entry);
   if (layout_.slot_key_size > 0) {
     __builtin_prefetch(entry + layout_.slot_key_size - 1);
   }
 }
 
-void CuckooHashTableReader::FindCandidate(Lookup* lookup) const {
+void CuckooHashTableReader::Rep::FindCandidate(Lookup* lookup) const {
   // A fixed slot's entry is where its index says: a damaged fingerprint can
   // only lead to another intact entry, whose key then differs. A stored
   // offset is trusted only from a verified bucket: damaged, it could lead
@@ -541,8 +719,8 @@ void CuckooHashTableReader::FindCandidate(Lookup* lookup) const {
       matches.empty() ? kNoCandidate : EntryOffset(bucket, matches.Lowest());
 }
 
-inline uint64_t CuckooHashTableReader::EntryOffset(uint64_t bucket,
-                                                   uint32_t slot) const {
+inline uint64_t CuckooHashTableReader::Rep::EntryOffset(uint64_t bucket,
+                                                        uint32_t slot) const {
   if (layout_.fixed_slots()) {
     return (bucket * kSlotsPerBucket + slot) * layout_.slot_entry_size;
   }
@@ -550,7 +728,7 @@ inline uint64_t CuckooHashTableReader::EntryOffset(uint64_t bucket,
       ->OffsetAt(slot);
 }
 
-CuckooHashTableReader::Probe CuckooHashTableReader::FindUserKey(
+CuckooHashTableReader::Rep::Probe CuckooHashTableReader::Rep::FindUserKey(
     Lookup* lookup) const {
   // The candidate counts only if its entry, verified, holds this very key.
   // The full probe covers the rest: absent keys, fingerprint collisions and
@@ -582,7 +760,7 @@ CuckooHashTableReader::Probe CuckooHashTableReader::FindUserKey(
   return NotFound(*lookup);
 }
 
-CuckooHashTableReader::Match CuckooHashTableReader::MatchInBucket(
+CuckooHashTableReader::Rep::Match CuckooHashTableReader::Rep::MatchInBucket(
     uint64_t bucket, Lookup* lookup) const {
   for (const uint32_t slot :
        MatchFingerprint(FingerprintsAt(bucket), lookup->at.fingerprint)) {
@@ -593,7 +771,7 @@ CuckooHashTableReader::Match CuckooHashTableReader::MatchInBucket(
   return Match::kOther;
 }
 
-inline CuckooHashTableReader::Match CuckooHashTableReader::KeyAt(
+inline CuckooHashTableReader::Rep::Match CuckooHashTableReader::Rep::KeyAt(
     uint64_t offset, Lookup* lookup) const {
   if (!ReadEntry(offset, lookup->verify, &lookup->entry, &lookup->damage)) {
     return Match::kDamaged;
@@ -602,9 +780,9 @@ inline CuckooHashTableReader::Match CuckooHashTableReader::KeyAt(
                                                            : Match::kOther;
 }
 
-inline bool CuckooHashTableReader::ReadEntry(uint64_t offset, bool verify,
-                                             EntryView* entry,
-                                             Status* damage) const {
+inline bool CuckooHashTableReader::Rep::ReadEntry(uint64_t offset, bool verify,
+                                                  EntryView* entry,
+                                                  Status* damage) const {
   if (layout_.fixed_slots()) {
     // The entry's bytes are known before it is parsed.
     if (verify &&
@@ -635,9 +813,9 @@ inline bool CuckooHashTableReader::ReadEntry(uint64_t offset, bool verify,
   return true;
 }
 
-Status CuckooHashTableReader::SaveVersions(const Lookup& lookup,
-                                           SequenceNumber sequence,
-                                           GetContext* get_context) const {
+Status CuckooHashTableReader::Rep::SaveVersions(const Lookup& lookup,
+                                                SequenceNumber sequence,
+                                                GetContext* get_context) const {
   // Carries one pin on the file's memory into the caller's PinnableSlice
   // (GetContext moves it there), so the value needs no copy.
   Cleanable pinner;
@@ -669,7 +847,7 @@ Status CuckooHashTableReader::SaveVersions(const Lookup& lookup,
   return Status::OK();
 }
 
-void CuckooHashTableReader::RecordProbes(const ProbeCounts& counts) const {
+void CuckooHashTableReader::Rep::RecordProbes(const ProbeCounts& counts) const {
   if (statistics_ == nullptr) return;
   // The fingerprints act as a full filter: count their work where users'
   // dashboards look for BlockBasedTable's bloom filter.
@@ -682,10 +860,8 @@ void CuckooHashTableReader::RecordProbes(const ProbeCounts& counts) const {
   }
 }
 
-void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
-                                     const MultiGetContext::Range* range,
-                                     const SliceTransform* /*prefix_extractor*/,
-                                     bool /*skip_filters*/) {
+void CuckooHashTableReader::Rep::MultiGet(const ReadOptions& read_options,
+                                          const MultiGetContext::Range* range) {
   if (layout_.num_user_keys == 0) return;
   ServingRead serving(read_options);
   LoadInBackgroundOnFirstLookup();
@@ -744,20 +920,8 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
 
 // ---- Iteration: entries in key order. ----
 
-InternalIterator* CuckooHashTableReader::NewIterator(
-    const ReadOptions& read_options, const SliceTransform* /*prefix_extractor*/,
-    Arena* arena, bool /*skip_filters*/, TableReaderCaller /*caller*/,
-    size_t /*compaction_readahead_size*/, bool /*allow_unprepared_value*/) {
-  const bool verify = MustVerify(read_options);
-  if (arena == nullptr) {
-    return new CuckooHashTableIterator(this, read_options, verify);
-  }
-  void* mem = arena->AllocateAligned(sizeof(CuckooHashTableIterator));
-  return new (mem) CuckooHashTableIterator(this, read_options, verify);
-}
-
-Status CuckooHashTableReader::EntryAt(uint64_t index, bool verify,
-                                      EntryView* entry) const {
+Status CuckooHashTableReader::Rep::EntryAt(uint64_t index, bool verify,
+                                           EntryView* entry) const {
   if (index >= layout_.num_entries) {
     return Status::Corruption("CuckooHashTable: entry index out of range");
   }
@@ -773,8 +937,8 @@ Status CuckooHashTableReader::EntryAt(uint64_t index, bool verify,
   return damage;
 }
 
-Status CuckooHashTableReader::LowerBound(const Slice& target, bool verify,
-                                         uint64_t* index) const {
+Status CuckooHashTableReader::Rep::LowerBound(const Slice& target, bool verify,
+                                              uint64_t* index) const {
   uint64_t low = 0;
   uint64_t high = layout_.num_entries;
   EntryView entry;
@@ -795,8 +959,8 @@ Status CuckooHashTableReader::LowerBound(const Slice& target, bool verify,
   return Status::OK();
 }
 
-int CuckooHashTableReader::CompareAsPresented(const EntryView& entry,
-                                              const Slice& target) const {
+int CuckooHashTableReader::Rep::CompareAsPresented(const EntryView& entry,
+                                                   const Slice& target) const {
   const int by_user_key =
       icomp_.user_comparator()->Compare(entry.user_key, ExtractUserKey(target));
   if (by_user_key != 0) return by_user_key;
@@ -806,8 +970,8 @@ int CuckooHashTableReader::CompareAsPresented(const EntryView& entry,
   return presented > wanted ? -1 : (presented < wanted ? 1 : 0);
 }
 
-FragmentedRangeTombstoneIterator* CuckooHashTableReader::TombstonesAt(
-    SequenceNumber sequence) {
+FragmentedRangeTombstoneIterator* CuckooHashTableReader::Rep::TombstonesAt(
+    SequenceNumber sequence) const {
   if (range_tombstones_ == nullptr) return nullptr;
   return new FragmentedRangeTombstoneIterator(range_tombstones_, icomp_,
                                               sequence);
@@ -815,7 +979,7 @@ FragmentedRangeTombstoneIterator* CuckooHashTableReader::TombstonesAt(
 
 // ---- Estimates and verification. ----
 
-uint64_t CuckooHashTableReader::OffsetOf(const Slice& key) {
+uint64_t CuckooHashTableReader::Rep::OffsetOf(const Slice& key) const {
   // By the bytes of the entries before the key in key order (entry offsets
   // are not monotonic when the data is in slot order); past the last key,
   // the whole file.
@@ -826,7 +990,7 @@ uint64_t CuckooHashTableReader::OffsetOf(const Slice& key) {
   return BytesBefore(index);
 }
 
-uint64_t CuckooHashTableReader::BytesBefore(uint64_t index) const {
+uint64_t CuckooHashTableReader::Rep::BytesBefore(uint64_t index) const {
   const uint64_t n = layout_.num_entries;
   if (index >= n) return memory_->size();
   std::call_once(size_marks_once_, [this, n] {
@@ -844,7 +1008,7 @@ uint64_t CuckooHashTableReader::BytesBefore(uint64_t index) const {
   return bytes;
 }
 
-uint64_t CuckooHashTableReader::EntryBytes(uint64_t index) const {
+uint64_t CuckooHashTableReader::Rep::EntryBytes(uint64_t index) const {
   if (layout_.fixed_slots()) return layout_.slot_entry_size;
   // An estimate: a damaged entry (reported by the reads that need it)
   // counts for nothing.
@@ -854,8 +1018,9 @@ uint64_t CuckooHashTableReader::EntryBytes(uint64_t index) const {
   return entry.user_key.size() + entry.value.size() + kHeaderAndTrailer;
 }
 
-Status CuckooHashTableReader::ApproximateKeyAnchors(
-    const ReadOptions& read_options, std::vector<Anchor>& anchors) {
+Status CuckooHashTableReader::Rep::ApproximateKeyAnchors(
+    const ReadOptions& read_options,
+    std::vector<TableReader::Anchor>& anchors) const {
   ServingRead serving(read_options);
   // About 128 evenly spaced user keys, each with the data bytes before it.
   constexpr uint64_t kAnchors = 128;
@@ -874,13 +1039,99 @@ Status CuckooHashTableReader::ApproximateKeyAnchors(
   return Status::OK();
 }
 
-size_t CuckooHashTableReader::ApproximateMemoryUsage() const {
+size_t CuckooHashTableReader::Rep::ApproximateMemoryUsage() const {
   return sizeof(*this) + memory_->loaded_bytes();
 }
 
-Status CuckooHashTableReader::VerifyFile(bool metadata_only) {
+Status CuckooHashTableReader::Rep::VerifyFile(bool metadata_only) const {
   uint64_t seqno_field;
   return InThisFile(VerifyRegions(/*all_chunks=*/!metadata_only, &seqno_field));
+}
+
+// ---- The reader: its operations, done by Rep. ----
+
+CuckooHashTableReader::CuckooHashTableReader(std::unique_ptr<Rep> rep)
+    : rep_(std::move(rep)) {}
+
+CuckooHashTableReader::~CuckooHashTableReader() = default;
+
+Status CuckooHashTableReader::Get(const ReadOptions& read_options,
+                                  const Slice& key, GetContext* get_context,
+                                  const SliceTransform* /*prefix_extractor*/,
+                                  bool /*skip_filters*/) {
+  return rep_->Get(read_options, key, get_context);
+}
+
+void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
+                                     const MultiGetContext::Range* range,
+                                     const SliceTransform* /*prefix_extractor*/,
+                                     bool /*skip_filters*/) {
+  rep_->MultiGet(read_options, range);
+}
+
+InternalIterator* CuckooHashTableReader::NewIterator(
+    const ReadOptions& read_options, const SliceTransform* /*prefix_extractor*/,
+    Arena* arena, bool /*skip_filters*/, TableReaderCaller /*caller*/,
+    size_t /*compaction_readahead_size*/, bool /*allow_unprepared_value*/) {
+  const bool verify = rep_->MustVerify(read_options);
+  if (arena == nullptr) {
+    return new CuckooHashTableIterator(this, read_options, verify);
+  }
+  void* mem = arena->AllocateAligned(sizeof(CuckooHashTableIterator));
+  return new (mem) CuckooHashTableIterator(this, read_options, verify);
+}
+
+uint64_t CuckooHashTableReader::num_entries() const {
+  return rep_->num_entries();
+}
+
+Status CuckooHashTableReader::EntryAt(uint64_t index, bool verify,
+                                      EntryView* entry) const {
+  return rep_->EntryAt(index, verify, entry);
+}
+
+Status CuckooHashTableReader::LowerBound(const Slice& target, bool verify,
+                                         uint64_t* index) const {
+  return rep_->LowerBound(target, verify, index);
+}
+
+bool CuckooHashTableReader::keys_as_stored() const {
+  return rep_->keys_as_stored();
+}
+
+uint64_t CuckooHashTableReader::PresentedTrailer(uint64_t stored) const {
+  return rep_->PresentedTrailer(stored);
+}
+
+Status CuckooHashTableReader::InThisFile(Status s) const {
+  return rep_->InThisFile(std::move(s));
+}
+
+FragmentedRangeTombstoneIterator* CuckooHashTableReader::TombstonesAt(
+    SequenceNumber sequence) {
+  return rep_->TombstonesAt(sequence);
+}
+
+uint64_t CuckooHashTableReader::OffsetOf(const Slice& key) {
+  return rep_->OffsetOf(key);
+}
+
+Status CuckooHashTableReader::ApproximateKeyAnchors(
+    const ReadOptions& read_options, std::vector<Anchor>& anchors) {
+  return rep_->ApproximateKeyAnchors(read_options, anchors);
+}
+
+std::shared_ptr<const TableProperties>
+CuckooHashTableReader::GetTableProperties() const {
+  return rep_->properties();
+}
+
+size_t CuckooHashTableReader::ApproximateMemoryUsage() const {
+  return sizeof(*this) + rep_->ApproximateMemoryUsage();
+}
+
+Status CuckooHashTableReader::VerifyFile(bool metadata_only) {
+  return rep_->VerifyFile(metadata_only);
 }
 
 }  // namespace rocksdb_cuckoo
