@@ -9,11 +9,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,6 +19,7 @@
 #include "plugin/rocksdb_cuckoo.h"
 #include "rocksdb/convenience.h"
 #include "tests/support/status_assertions.h"
+#include "tests/support/vm_flags.h"
 
 namespace rocksdb_cuckoo {
 namespace {
@@ -63,21 +61,7 @@ class JemallocArenaAllocatorTest : public ::testing::Test {
   ConfigOptions strict_;
 };
 
-// The VmFlags line of the mapping in /proc/self/smaps that contains `p`.
-std::string VmFlagsOf(const void* p) {
-  const auto address = reinterpret_cast<uintptr_t>(p);
-  std::ifstream smaps("/proc/self/smaps");
-  bool inside = false;
-  for (std::string line; std::getline(smaps, line);) {
-    unsigned long long start = 0, end = 0;
-    if (sscanf(line.c_str(), "%llx-%llx ", &start, &end) == 2) {
-      inside = start <= address && address < end;
-    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
-      return line + " ";
-    }
-  }
-  return "";
-}
+using testing::VmFlagsOf;
 
 TEST_F(JemallocArenaAllocatorTest, CreatedByNameWithTypedOptions) {
   auto allocator = Create("id=JemallocArenaAllocator;num_arenas=3;dontdump=1");

@@ -16,6 +16,7 @@
 #include "rocksdb/slice_transform.h"
 #include "tests/support/memtable_rep_harness.h"
 #include "tests/support/status_assertions.h"
+#include "tests/support/test_comparators.h"
 #include "util/cpu_topology.h"
 
 namespace rocksdb_cuckoo::testing {
@@ -540,23 +541,6 @@ TEST(StripedHashRepTest, EmptyRep) {
                 Entry{"z", 1, kTypeValue, ""}.InternalKey()),
             0u);
 }
-
-// A comparator the rep does not recognize: it takes the comparator-only
-// path. (Keys equal only when their bytes are, or the factory would make a
-// skip list instead.)
-class LengthFirstComparator : public Comparator {
- public:
-  const char* Name() const override { return "test.LengthFirst"; }
-  int Compare(const Slice& a, const Slice& b) const override {
-    if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
-    return a.compare(b);
-  }
-  bool CanKeysWithDifferentByteContentsBeEqual() const override {
-    return false;
-  }
-  void FindShortestSeparator(std::string*, const Slice&) const override {}
-  void FindShortSuccessor(std::string*) const override {}
-};
 
 TEST(StripedHashRepTest, OtherComparatorsOrderTheView) {
   // Reverse bytewise takes the radix path with inverted prefixes.

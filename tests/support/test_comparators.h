@@ -1,4 +1,5 @@
-// Comparators the parts must refuse, shared by the tests that check so.
+// Comparators for the tests: ones the parts must refuse, and one they
+// accept but do not recognize.
 #pragma once
 
 #include <strings.h>
@@ -35,6 +36,25 @@ class WithTimestampsComparator : public ROCKSDB_NAMESPACE::Comparator {
   int Compare(const ROCKSDB_NAMESPACE::Slice& a,
               const ROCKSDB_NAMESPACE::Slice& b) const override {
     return a.compare(b);
+  }
+  void FindShortestSeparator(std::string*,
+                             const ROCKSDB_NAMESPACE::Slice&) const override {}
+  void FindShortSuccessor(std::string*) const override {}
+};
+
+// A comparator the memtable does not recognize, so its sort takes the
+// comparator-only path. Keys are equal only when their bytes are, or the
+// factory would make a skip list instead.
+class LengthFirstComparator : public ROCKSDB_NAMESPACE::Comparator {
+ public:
+  const char* Name() const override { return "test.LengthFirst"; }
+  int Compare(const ROCKSDB_NAMESPACE::Slice& a,
+              const ROCKSDB_NAMESPACE::Slice& b) const override {
+    if (a.size() != b.size()) return a.size() < b.size() ? -1 : 1;
+    return a.compare(b);
+  }
+  bool CanKeysWithDifferentByteContentsBeEqual() const override {
+    return false;
   }
   void FindShortestSeparator(std::string*,
                              const ROCKSDB_NAMESPACE::Slice&) const override {}

@@ -1,0 +1,104 @@
+// The striped_hash memtable's parts without the rep around them: entries as
+// HashNodes in a HashSlotIndex, views sorted from it, and the two sources a
+// StripedHashIterator asks (for the current view, for one key's versions).
+// For the tests of SortedView and StripedHashIterator, which drive those
+// directly.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "memory/arena.h"
+#include "memtable/hash_node.h"
+#include "memtable/hash_slot_index.h"
+#include "memtable/sorted_view.h"
+#include "memtable/striped_hash_iterator.h"
+#include "tests/support/memtable_rep_harness.h"
+
+namespace rocksdb_cuckoo::testing {
+
+class IndexHarness : public SortedViewSource, public KeyVersionsSource {
+ public:
+  // `order` is what the rep would detect for `user` (kOther: comparator
+  // only).
+  explicit IndexHarness(const Comparator* user = BytewiseComparator(),
+                        KeyOrder order = KeyOrder::kBytewise)
+      : comparator_(InternalKeyComparator(user)),
+        order_(order),
+        index_(/*initial_slots=*/16, /*max_load_factor=*/0.75) {}
+
+  // Lays the entry out as the memtable does (a HashNode, then the entry as
+  // MemTable::Add encodes it) and links it into the index: its node, or
+  // null when the index already holds that key and sequence.
+  HashNode* Add(const Entry& entry) {
+    const std::string encoded = entry.Encoded();
+    char* memory = arena_.AllocateAligned(sizeof(HashNode) + encoded.size());
+    HashNode* node = new (memory) HashNode();
+    memcpy(node->entry(), encoded.data(), encoded.size());
+    const HashSlotIndex::InsertResult result =
+        index_.Insert(node, DecodeEntryKey(node->entry()), /*cpu=*/0);
+    return result.inserted ? node : nullptr;
+  }
+
+  // A view sorted from the whole index.
+  std::shared_ptr<const SortedView> Sort() {
+    ++sorts_;
+    return std::make_shared<SortedView>(&index_, comparator_, order_);
+  }
+
+  // As the rep answers: `view` while nothing was added since it was built,
+  // else a full sort.
+  std::shared_ptr<const SortedView> Renewed(
+      std::shared_ptr<const SortedView> view) override {
+    if (view != nullptr && view->covered_entries() == index_.NumEntries()) {
+      return view;
+    }
+    return Sort();
+  }
+
+  HashNode* NewestVersion(const Slice& user_key) const override {
+    return index_.Find(user_key, /*cpu=*/0).head;
+  }
+
+  // Memtable keys sorted by the memtable's comparator: the order an
+  // iterator must produce.
+  std::vector<std::string> SortedMemtableKeys(
+      const std::vector<Entry>& entries) const {
+    std::vector<std::string> keys;
+    for (const Entry& e : entries) keys.push_back(e.MemtableKey());
+    std::sort(keys.begin(), keys.end(),
+              [this](const std::string& a, const std::string& b) {
+                return comparator_(a.data(), b.data()) < 0;
+              });
+    return keys;
+  }
+
+  const MemTableRep::KeyComparator& comparator() const { return comparator_; }
+  HashSlotIndex* index() { return &index_; }
+  // Full sorts so far (Sort, and Renewed when it had to).
+  int sorts() const { return sorts_; }
+
+ private:
+  const MemTable::KeyComparator comparator_;
+  const KeyOrder order_;
+  Arena arena_;
+  // Find counts its probes in the index's statistics; the keys it finds
+  // are not changed.
+  mutable HashSlotIndex index_;
+  int sorts_ = 0;
+};
+
+// The view's heads, in its order.
+inline std::vector<HashNode*> HeadsOf(const SortedView& view) {
+  std::vector<HashNode*> heads;
+  for (size_t i = 0; i < view.size(); ++i) {
+    heads.push_back(view.SpanOf(i).head(i));
+  }
+  return heads;
+}
+
+}  // namespace rocksdb_cuckoo::testing
