@@ -20,6 +20,18 @@ HashNode* LastOfChain(HashNode* node) {
   return node;
 }
 
+// A memtable key for `user_key` with the trailer `packed`: with 0 it sorts
+// after every version of the user key.
+const char* EncodeUserKeyBound(const Slice& user_key, uint64_t packed,
+                               std::string* scratch) {
+  scratch->clear();
+  ROCKSDB_NAMESPACE::PutVarint32(scratch,
+                                 static_cast<uint32_t>(user_key.size() + 8));
+  scratch->append(user_key.data(), user_key.size());
+  ROCKSDB_NAMESPACE::PutFixed64(scratch, packed);
+  return scratch->data();
+}
+
 }  // namespace
 
 StripedHashIterator::StripedHashIterator(SortedViewSource* source,
@@ -47,32 +59,125 @@ bool StripedHashIterator::RenewView() {
   std::shared_ptr<const SortedView> view = source_->Renewed(view_);
   if (view == view_) return false;
   view_ = std::move(view);
-  span_ = SortedView::Span();
+  for (SortedRun::Span& span : spans_) span = SortedRun::Span();
   return true;
 }
 
-HashNode* StripedHashIterator::HeadAt(size_t index) {
-  if (!span_.Holds(index)) span_ = view_->SpanOf(index);
-  return span_.head(index);
+HashNode* StripedHashIterator::HeadAt(size_t run, size_t index) {
+  SortedRun::Span& span = spans_[run];
+  if (!span.Holds(index)) span = view_->run(run).SpanOf(index);
+  return span.head(index);
 }
 
-void StripedHashIterator::ToHead(size_t index) {
-  index_ = index;
-  if (index >= view_->size()) {
+uint64_t StripedHashIterator::PrefixAt(size_t run, size_t index) {
+  SortedRun::Span& span = spans_[run];
+  if (!span.Holds(index)) span = view_->run(run).SpanOf(index);
+  return span.prefix(index);
+}
+
+bool StripedHashIterator::HoldsUserKey(size_t run, size_t index,
+                                       const Slice& user_key, uint64_t prefix) {
+  if (PrefixAt(run, index) != prefix) return false;
+  return DecodeEntryKey(HeadAt(run, index)->entry()).user_key == user_key;
+}
+
+void StripedHashIterator::PrefetchAhead(size_t run, size_t index) {
+  // Within the chunk: the next one's heads are a lookup away.
+  const SortedRun::Span& span = spans_[run];
+  if (!span.Holds(index + kPrefetchDistance)) return;
+  const char* ahead =
+      reinterpret_cast<const char*>(span.head(index + kPrefetchDistance));
+  __builtin_prefetch(ahead);
+  __builtin_prefetch(ahead + 64);
+  // Older versions hang off the heads; by now the head half as far ahead
+  // has arrived, so its chain's next entry can be fetched too.
+  const HashNode* nearer = span.head(index + kPrefetchDistance / 2);
+  __builtin_prefetch(nearer->next.load(std::memory_order_relaxed));
+}
+
+void StripedHashIterator::ToNextKey() {
+  const size_t runs = view_->num_runs();
+  // The least head at the runs' next positions; prefixes settle most
+  // comparisons unread (all of them are 0 without prefixes).
+  size_t best = runs;
+  HashNode* best_head = nullptr;
+  uint64_t best_prefix = 0;
+  for (size_t r = 0; r < runs; ++r) {
+    const size_t i = pos_.next[r];
+    if (i >= view_->run(r).size()) continue;
+    const uint64_t prefix = PrefixAt(r, i);
+    if (best != runs) {
+      if (prefix != best_prefix) {
+        if (prefix > best_prefix) continue;
+      } else if (comparator_(HeadAt(r, i)->entry(), best_head->entry()) >= 0) {
+        continue;
+      }
+    }
+    best = r;
+    best_head = HeadAt(r, i);
+    best_prefix = prefix;
+  }
+  pos_.head = best_head;
+  node_ = best_head;
+  pos_.on_key = 0;
+  if (best == runs) return;
+  const size_t at = pos_.next[best];
+  const Slice user_key = DecodeEntryKey(best_head->entry()).user_key;
+  for (size_t r = 0; r < runs; ++r) {
+    const size_t i = pos_.next[r];
+    if (r == best || (i < view_->run(r).size() &&
+                      HoldsUserKey(r, i, user_key, best_prefix))) {
+      pos_.next[r] = i + 1;
+      pos_.on_key |= 1u << r;
+    }
+  }
+  PrefetchAhead(best, at);
+}
+
+void StripedHashIterator::ToPrevKey() {
+  const size_t runs = view_->num_runs();
+  // Per run, its heads before the current user key: the greatest of their
+  // last ones is the previous user key (of one user key, the newest head).
+  size_t before[SortedView::kMaxRuns];
+  size_t best = runs;
+  HashNode* best_head = nullptr;
+  uint64_t best_prefix = 0;
+  for (size_t r = 0; r < runs; ++r) {
+    const size_t end = pos_.next[r] - ((pos_.on_key >> r) & 1);
+    before[r] = end;
+    if (end == 0) continue;
+    const uint64_t prefix = PrefixAt(r, end - 1);
+    HashNode* head = HeadAt(r, end - 1);
+    if (best != runs) {
+      if (prefix != best_prefix) {
+        if (prefix < best_prefix) continue;
+      } else {
+        const int c = comparator_(head->entry(), best_head->entry());
+        const bool same = DecodeEntryKey(head->entry()).user_key ==
+                          DecodeEntryKey(best_head->entry()).user_key;
+        if (same ? c >= 0 : c < 0) continue;
+      }
+    }
+    best = r;
+    best_head = head;
+    best_prefix = prefix;
+  }
+  pos_.head = best_head;
+  pos_.on_key = 0;
+  if (best == runs) {
     node_ = nullptr;
     return;
   }
-  node_ = HeadAt(index);
-  // Within the chunk: the next one's heads are a lookup away.
-  if (span_.Holds(index + kPrefetchDistance)) {
-    const char* ahead =
-        reinterpret_cast<const char*>(span_.head(index + kPrefetchDistance));
-    __builtin_prefetch(ahead);
-    __builtin_prefetch(ahead + 64);
-    // Older versions hang off the heads; by now the head half as far ahead
-    // has arrived, so its chain's next entry can be fetched too.
-    const HashNode* nearer = span_.head(index + kPrefetchDistance / 2);
-    __builtin_prefetch(nearer->next.load(std::memory_order_relaxed));
+  node_ = LastOfChain(best_head);
+  // Each run's first head past the new user key is the first it had at or
+  // after the old one.
+  const Slice user_key = DecodeEntryKey(best_head->entry()).user_key;
+  for (size_t r = 0; r < runs; ++r) {
+    pos_.next[r] = before[r];
+    if (before[r] > 0 &&
+        (r == best || HoldsUserKey(r, before[r] - 1, user_key, best_prefix))) {
+      pos_.on_key |= 1u << r;
+    }
   }
 }
 
@@ -82,15 +187,18 @@ void StripedHashIterator::Next() {
     node_ = next;
     return;
   }
-  if (index_ + 1 < view_->size()) {
-    ToHead(index_ + 1);
-    return;
-  }
+  HashNode* const head = pos_.head;
+  ToNextKey();
+  if (node_ != nullptr || !RenewView()) return;
   // Past the view's last key: a tailing iterator (ForwardIterator) steps on
   // after later writes, as over a skip list, so the keys added since that
   // sort after this one come next.
-  const char* current = HeadAt(index_)->entry();
-  ToHead(RenewView() ? view_->UpperBound(current) : index_ + 1);
+  const char* past = EncodeUserKeyBound(DecodeEntryKey(head->entry()).user_key,
+                                        /*packed=*/0, &scratch_);
+  for (size_t r = 0; r < view_->num_runs(); ++r) {
+    pos_.next[r] = view_->run(r).UpperBound(past);
+  }
+  ToNextKey();
 }
 
 void StripedHashIterator::Prev() {
@@ -98,22 +206,46 @@ void StripedHashIterator::Prev() {
     node_ = VersionBefore(key_head_, node_);
     return;
   }
-  HashNode* head = HeadAt(index_);
-  if (node_ != head) {
+  if (node_ != pos_.head) {
     // node_ stays reachable from the head: entries are never unlinked.
-    node_ = VersionBefore(head, node_);
-  } else if (index_ == 0) {
-    node_ = nullptr;
-  } else {
-    --index_;
-    node_ = LastOfChain(HeadAt(index_));
+    node_ = VersionBefore(pos_.head, node_);
+    return;
   }
+  ToPrevKey();
 }
 
 const char* StripedHashIterator::Target(const Slice& internal_key,
                                         const char* memtable_key) {
   return memtable_key != nullptr ? memtable_key
                                  : EncodeMemtableKey(internal_key, &scratch_);
+}
+
+HashNode* StripedHashIterator::PassTargetKey(const EntryKey& target,
+                                             uint64_t target_prefix,
+                                             const size_t* bound) {
+  // A run holds at most one head of the user key: just before its bound
+  // or at it.
+  HashNode* newest = nullptr;
+  pos_.on_key = 0;
+  for (size_t r = 0; r < view_->num_runs(); ++r) {
+    const size_t i = bound[r];
+    pos_.next[r] = i;
+    HashNode* head;
+    if (i > 0 && HoldsUserKey(r, i - 1, target.user_key, target_prefix)) {
+      head = HeadAt(r, i - 1);
+    } else if (i < view_->run(r).size() &&
+               HoldsUserKey(r, i, target.user_key, target_prefix)) {
+      head = HeadAt(r, i);
+      pos_.next[r] = i + 1;
+    } else {
+      continue;
+    }
+    pos_.on_key |= 1u << r;
+    if (newest == nullptr || comparator_(head->entry(), newest->entry()) < 0) {
+      newest = head;
+    }
+  }
+  return newest;
 }
 
 void StripedHashIterator::Seek(const Slice& internal_key,
@@ -125,23 +257,22 @@ void StripedHashIterator::Seek(const Slice& internal_key,
   }
   BeforePositioning();
   const char* target = Target(internal_key, memtable_key);
-  const size_t index = view_->LowerBound(target);
-  if (index > 0) {
-    // The head before `index` is < target, but when it has the target's
-    // user key its older versions may be >= target. Within one user key the
-    // order is sequence descending.
-    const EntryKey key = DecodeEntryKey(target);
-    HashNode* head = HeadAt(index - 1);
-    if (DecodeEntryKey(head->entry()).user_key == key.user_key) {
-      HashNode* older = FirstAtOrBelow(NextOf(head), key.sequence());
-      if (older != nullptr) {
-        index_ = index - 1;
-        node_ = older;
-        return;
-      }
-    }
+  size_t bound[SortedView::kMaxRuns];
+  for (size_t r = 0; r < view_->num_runs(); ++r) {
+    bound[r] = view_->run(r).LowerBound(target);
   }
-  ToHead(index);
+  const EntryKey key = DecodeEntryKey(target);
+  HashNode* newest = PassTargetKey(key, view_->run(0).PrefixOf(target), bound);
+  // Within one user key the order is sequence descending: the target's
+  // user key may have versions at or after the target.
+  HashNode* node =
+      newest != nullptr ? FirstAtOrBelow(newest, key.sequence()) : nullptr;
+  if (node != nullptr) {
+    pos_.head = newest;
+    node_ = node;
+    return;
+  }
+  ToNextKey();
 }
 
 void StripedHashIterator::SeekForPrev(const Slice& internal_key,
@@ -153,28 +284,30 @@ void StripedHashIterator::SeekForPrev(const Slice& internal_key,
   }
   BeforePositioning();
   const char* target = Target(internal_key, memtable_key);
-  const size_t index = view_->UpperBound(target);
-  if (index == 0) {
-    index_ = 0;
-    node_ = nullptr;
-    return;
+  size_t bound[SortedView::kMaxRuns];
+  for (size_t r = 0; r < view_->num_runs(); ++r) {
+    bound[r] = view_->run(r).UpperBound(target);
   }
-  // The head at index - 1 is <= target. Its older versions are too unless
-  // it has the target's user key; then stop before the first one > target.
-  index_ = index - 1;
-  HashNode* node = HeadAt(index_);
   const EntryKey key = DecodeEntryKey(target);
-  if (DecodeEntryKey(node->entry()).user_key != key.user_key) {
-    node_ = LastOfChain(node);
+  HashNode* newest = PassTargetKey(key, view_->run(0).PrefixOf(target), bound);
+  HashNode* node =
+      newest != nullptr ? LastAtOrAbove(newest, key.sequence()) : nullptr;
+  if (node != nullptr) {
+    pos_.head = newest;
+    node_ = node;
     return;
   }
-  HashNode* older = LastAtOrAbove(NextOf(node), key.sequence());
-  node_ = older != nullptr ? older : node;
+  // No version of the target's user key is at or before it: the previous
+  // user key's last version is.
+  pos_.head = newest;
+  ToPrevKey();
 }
 
 void StripedHashIterator::SeekToFirst() {
   BeforePositioning();
-  ToHead(0);
+  pos_.on_key = 0;
+  for (size_t r = 0; r < view_->num_runs(); ++r) pos_.next[r] = 0;
+  ToNextKey();
 }
 
 Status StripedHashIterator::CheckOrder(const char* before, const char* after,
@@ -224,7 +357,7 @@ Status StripedHashIterator::SeekChecked(const Slice& internal_key,
   Seek(internal_key, memtable_key);
   // The newest version of the user key the seek stopped in.
   const HashNode* const newest =
-      on_one_key_ ? key_head_ : (Valid() ? HeadAt(index_) : nullptr);
+      on_one_key_ ? key_head_ : (Valid() ? pos_.head : nullptr);
   if (validate_entry) {
     Status s =
         ValidateVersions(newest, node_, allow_data_in_errors, validate_entry);
@@ -237,7 +370,7 @@ Status StripedHashIterator::SeekChecked(const Slice& internal_key,
     return CheckOrder(target, key(), allow_data_in_errors);
   }
   HashNode* const found = node_;
-  const size_t found_index = index_;
+  const Position found_position = pos_;
   Prev();
   Status s;
   if (Valid()) {
@@ -249,7 +382,7 @@ Status StripedHashIterator::SeekChecked(const Slice& internal_key,
     if (s.ok()) s = CheckOrder(key(), target, allow_data_in_errors);
   }
   if (s.ok()) {
-    index_ = found_index;
+    pos_ = found_position;
     node_ = found;
   } else {
     node_ = nullptr;
@@ -259,13 +392,12 @@ Status StripedHashIterator::SeekChecked(const Slice& internal_key,
 
 void StripedHashIterator::SeekToLast() {
   BeforePositioning();
-  if (view_->size() == 0) {
-    index_ = 0;
-    node_ = nullptr;
-    return;
+  pos_.head = nullptr;
+  pos_.on_key = 0;
+  for (size_t r = 0; r < view_->num_runs(); ++r) {
+    pos_.next[r] = view_->run(r).size();
   }
-  index_ = view_->size() - 1;
-  node_ = LastOfChain(HeadAt(index_));
+  ToPrevKey();
 }
 
 }  // namespace rocksdb_cuckoo

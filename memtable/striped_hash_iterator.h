@@ -1,6 +1,10 @@
 // MemTableRep::Iterator over a SortedView: heads in user-key order, each
-// followed by its older versions along the chain. Seek and SeekForPrev
-// binary-search the heads, then walk one chain.
+// followed by its older versions along the chain. The view's runs are
+// merged: the iterator keeps, per run, the position of its first head past
+// the current user key, and takes the least of those next (of one user key
+// in several runs, the newest head, whose chain holds every version). Seek
+// and SeekForPrev binary-search each run, then walk one chain; Prev steps
+// back in each run without searching.
 //
 // The same iterator serves GetDynamicPrefixIterator, which RocksDB uses two
 // ways:
@@ -82,6 +86,18 @@ class StripedHashIterator
       bool allow_data_in_errors, const EntryValidator& validate_entry);
 
  private:
+  // Where the iterator stands in the view's runs.
+  struct Position {
+    HashNode* head = nullptr;  // newest version of the current user key
+    // Runs whose head before next[r] holds the current user key (bit r):
+    // kept rather than compared again, so that a step back moves back in
+    // every run even where memory damage changed a key.
+    uint32_t on_key = 0;
+    // Per run: its first head whose user key sorts after head's (with
+    // head null: where the next move starts).
+    size_t next[SortedView::kMaxRuns] = {};
+  };
+
   // Called by every positioning move, the first included: the memtable as
   // it is now (the same view if nothing was added since). A tailing
   // iterator (ForwardIterator) or a refreshed one keeps this iterator and
@@ -90,11 +106,27 @@ class StripedHashIterator
   // Takes the memtable's current view if entries were added since this
   // one; whether it did.
   bool RenewView();
-  // The head at view position `index` (< size), through span_.
-  HashNode* HeadAt(size_t index);
-  // Positions on head `index` (invalid past the end) and prefetches the
-  // heads a scan will need next.
-  void ToHead(size_t index);
+  // The head at position `index` (< size) of run `run`, through spans_.
+  HashNode* HeadAt(size_t run, size_t index);
+  uint64_t PrefixAt(size_t run, size_t index);
+  // Whether run `run`'s head at `index` holds `user_key`, whose ordered
+  // prefix is `prefix`: the prefix rules most heads out unread.
+  bool HoldsUserKey(size_t run, size_t index,
+                    const ROCKSDB_NAMESPACE::Slice& user_key, uint64_t prefix);
+  // Positions on the least user key at or after pos_.next, and moves every
+  // run past it; invalid when none is left.
+  void ToNextKey();
+  // Positions on the last version of the greatest user key before the
+  // current one (before pos_.next, without pos_.on_key's heads), and moves
+  // every run just past it; invalid when none is left.
+  void ToPrevKey();
+  // Starts loading the heads a scan of run `run` from `index` needs next.
+  void PrefetchAhead(size_t run, size_t index);
+  // Seek and SeekForPrev: sets pos_.next past the target's user key in
+  // every run, bound[r] being run r's search result for the target, and
+  // returns that user key's newest head, or null if no run holds it.
+  HashNode* PassTargetKey(const EntryKey& target, uint64_t target_prefix,
+                          const size_t* bound);
   const char* Target(const ROCKSDB_NAMESPACE::Slice& internal_key,
                      const char* memtable_key);
   // For Seek and SeekForPrev: whether this one stays on the target's user
@@ -122,8 +154,9 @@ class StripedHashIterator
   HashNode* key_head_ = nullptr;
   std::shared_ptr<const SortedView> view_;
   const KeyComparator& comparator_;
-  size_t index_ = 0;          // view position of node_'s user key
-  SortedView::Span span_;     // the view's chunk holding index_
+  Position pos_;
+  // Per run: the chunk last read.
+  SortedRun::Span spans_[SortedView::kMaxRuns];
   HashNode* node_ = nullptr;  // current entry; null when invalid
   std::string scratch_;       // encoded seek target
 };

@@ -279,8 +279,8 @@ uint64_t StripedHashRep::ApproximateNumEntries(const Slice& start_ikey,
   if (view->size() == 0) return 0;
   std::string start;
   std::string end;
-  const size_t first = view->LowerBound(EncodeMemtableKey(start_ikey, &start));
-  const size_t last = view->LowerBound(EncodeMemtableKey(end_ikey, &end));
+  const size_t first = view->CountBefore(EncodeMemtableKey(start_ikey, &start));
+  const size_t last = view->CountBefore(EncodeMemtableKey(end_ikey, &end));
   if (last <= first) return 0;
   // The view counts user keys; scale by the average number of versions.
   return (last - first) * index_.NumEntries() / view->size();

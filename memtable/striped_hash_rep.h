@@ -156,11 +156,11 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
   std::atomic<size_t> index_charged_{0};
 
   // An iterator positioned after writes renews the view: it merges the
-  // entries logged since into the last one while they are at most a
-  // quarter of its keys (or kMinLogLimit), and sorts the whole memtable
-  // otherwise. A merge copies at most every chunk of the view plus a search
-  // per entry, which stays cheaper than a sort that far; a low limit would
-  // make the writes during one sort overflow the log and force the next.
+  // entries logged since into the last one (sorted_view.h) while they are
+  // at most a quarter of its keys (or kMinLogLimit), and sorts the whole
+  // memtable otherwise. Merging that many still costs less than a sort; a
+  // low limit would make the writes during one sort overflow the log and
+  // force the next.
   static constexpr size_t kLogShare = 4;
   static constexpr size_t kMinLogLimit = 65536;
   // Guards view_, and serializes log_'s Restart, Take and Stop.

@@ -1,8 +1,7 @@
-// SortedView on its own, over a HashSlotIndex: the newest entry of each user
-// key in the comparator's order (bytewise and reverse bytewise through their
-// prefixes, any other order through the comparator alone), LowerBound,
-// UpperBound and SpanOf, and views renewed from a base and the entries added
-// since, which must equal a full sort and share the chunks they leave alone.
+// SortedView: the runs a renewal leaves (new entries in a small newest run,
+// runs merged on as they outgrow their level, into the base once they hold
+// a share of it), which together must hold every user key's newest entry,
+// share the base they leave alone, and count heads across runs.
 #include "memtable/sorted_view.h"
 
 #include <gtest/gtest.h>
@@ -11,162 +10,41 @@
 #include <map>
 #include <memory>
 #include <random>
-#include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "tests/support/hash_index_harness.h"
-#include "tests/support/test_comparators.h"
+#include "tests/support/sorted_heads.h"
 
 namespace rocksdb_cuckoo::testing {
 namespace {
 
-struct Order {
-  const char* name;
-  const Comparator* user;
-  KeyOrder order;
-};
-
-const LengthFirstComparator kLengthFirst;
-
-std::vector<Order> Orders() {
-  return {{"Bytewise", BytewiseComparator(), KeyOrder::kBytewise},
-          {"ReverseBytewise", ReverseBytewiseComparator(),
-           KeyOrder::kReverseBytewise},
-          {"LengthFirst", &kLengthFirst, KeyOrder::kOther}};
-}
-
-// Keys the prefix sort must get right: empty, shorter than 8 bytes, equal
-// in their first 8 bytes (ties for the comparator), zero bytes that the
-// zero-padded prefix cannot tell from padding, 0xff bytes, and prefixes of
-// one another.
-std::vector<std::string> EdgeKeys() {
-  return {"",
-          std::string(1, '\0'),
-          std::string(2, '\0'),
-          "a",
-          std::string("a\0", 2),
-          std::string("a\0\0\0\0\0\0\0", 8),
-          std::string("a\0\0\0\0\0\0\0\0", 9),
-          "ab",
-          "abcdefg",
-          "abcdefgh",
-          "abcdefgh0",
-          "abcdefgh1",
-          "abcdefghij",
-          std::string(8, '\xff'),
-          std::string(9, '\xff'),
-          "\x80"};
-}
-
-// `n` distinct keys: the edge keys and random ones of each such kind.
-std::vector<std::string> MakeKeys(std::mt19937_64* random, size_t n) {
-  std::set<std::string> keys;
-  for (const std::string& key : EdgeKeys()) keys.insert(key);
-  while (keys.size() < n) {
-    std::string key;
-    switch ((*random)() % 4) {
-      case 0:
-        key = "samepref" + std::to_string((*random)() % (4 * n));
-        break;
-      case 1:
-        key = std::string(1 + (*random)() % 7,
-                          static_cast<char>('a' + (*random)() % 3));
-        break;
-      case 2:
-        for (size_t i = 0, len = 1 + (*random)() % 12; i < len; ++i) {
-          key.push_back(
-              static_cast<char>((*random)() % 3 == 0 ? 0 : (*random)() & 0xff));
-        }
-        break;
-      default:
-        key = "k" + std::to_string((*random)() % (4 * n));
-        break;
-    }
-    keys.insert(key);
-  }
-  return {keys.begin(), keys.end()};
-}
-
-// 1-3 versions of each key, with distinct sequence numbers from `*seq` on,
-// shuffled (so versions arrive out of sequence order).
-std::vector<Entry> MakeEntries(std::mt19937_64* random,
-                               const std::vector<std::string>& keys,
-                               SequenceNumber* seq) {
-  std::vector<Entry> entries;
-  for (const std::string& key : keys) {
-    for (size_t v = 0, n = 1 + (*random)() % 3; v < n; ++v) {
-      entries.push_back({key, (*seq)++, kTypeValue, "v"});
+// What the view holds as an iterator reads it: of each user key, the newest
+// head over all runs, in the memtable's order.
+std::vector<HashNode*> NewestHeads(const IndexHarness& h,
+                                   const SortedView& view) {
+  std::map<std::string, HashNode*> newest;
+  for (size_t r = 0; r < view.num_runs(); ++r) {
+    for (HashNode* head : HeadsOf(view.run(r))) {
+      const Entry e = DecodeEntry(head->entry());
+      auto it = newest.find(e.user_key);
+      if (it == newest.end() || DecodeEntry(it->second->entry()).seq < e.seq) {
+        newest[e.user_key] = head;
+      }
     }
   }
-  std::shuffle(entries.begin(), entries.end(), *random);
-  return entries;
-}
-
-// "key@seq" of each node, for readable comparisons.
-std::vector<std::string> Describe(const std::vector<HashNode*>& nodes) {
-  std::vector<std::string> out;
-  for (const HashNode* node : nodes) {
-    const Entry e = DecodeEntry(node->entry());
-    out.push_back(e.user_key + "@" + std::to_string(e.seq));
-  }
-  return out;
-}
-
-// What a view of `entries` must hold: each user key's newest entry, in the
-// memtable's order.
-std::vector<std::string> ExpectedHeads(const IndexHarness& h,
-                                       const std::vector<Entry>& entries) {
-  std::map<std::string, Entry> newest;
-  for (const Entry& e : entries) {
-    auto it = newest.find(e.user_key);
-    if (it == newest.end() || it->second.seq < e.seq) newest[e.user_key] = e;
-  }
-  std::vector<Entry> heads;
+  std::vector<HashNode*> heads;
   for (const auto& kv : newest) heads.push_back(kv.second);
-  std::sort(heads.begin(), heads.end(), [&h](const Entry& a, const Entry& b) {
-    return h.comparator()(a.MemtableKey().data(), b.MemtableKey().data()) < 0;
+  std::sort(heads.begin(), heads.end(), [&h](HashNode* a, HashNode* b) {
+    return h.comparator()(a->entry(), b->entry()) < 0;
   });
-  std::vector<std::string> out;
-  for (const Entry& e : heads) {
-    out.push_back(e.user_key + "@" + std::to_string(e.seq));
-  }
-  return out;
-}
-
-// A seek target as RocksDB encodes one.
-std::string Target(const std::string& user_key, SequenceNumber seq) {
-  return Entry{user_key, seq, kValueTypeForSeek, ""}.MemtableKey();
-}
-
-// Heads before `target` (or also equal to it): what the bounds must say.
-size_t CountBefore(const IndexHarness& h, const std::vector<HashNode*>& heads,
-                   const std::string& target, bool or_equal) {
-  size_t n = 0;
-  for (const HashNode* head : heads) {
-    const int c = h.comparator()(head->entry(), target.data());
-    n += (c < 0 || (or_equal && c == 0)) ? 1 : 0;
-  }
-  return n;
-}
-
-// The heads pointer of every chunk of the view, in order.
-std::vector<HashNode* const*> ChunksOf(const SortedView& view) {
-  std::vector<HashNode* const*> chunks;
-  for (size_t i = 0; i < view.size();) {
-    const SortedView::Span span = view.SpanOf(i);
-    chunks.push_back(span.heads);
-    i = span.end;
-  }
-  return chunks;
+  return heads;
 }
 
 class SortedViewTest : public ::testing::TestWithParam<Order> {
  protected:
   SortedViewTest() : h_(GetParam().user, GetParam().order) {}
 
-  // Adds entries to the index and to the record of what was added.
   std::vector<HashNode*> AddAll(const std::vector<Entry>& entries) {
     std::vector<HashNode*> nodes;
     for (const Entry& e : entries) {
@@ -178,250 +56,130 @@ class SortedViewTest : public ::testing::TestWithParam<Order> {
     return nodes;
   }
 
+  // New keys and newer and older versions of keys added before, shuffled.
+  std::vector<Entry> Burst(std::mt19937_64* random, size_t new_keys,
+                           size_t old_keys) {
+    std::vector<Entry> entries;
+    for (size_t i = 0; i < new_keys; ++i) {
+      entries.push_back(
+          {"new" + std::to_string(next_key_++), seq_++, kTypeValue, "n"});
+    }
+    for (size_t i = 0; i < old_keys; ++i) {
+      const std::string& key = added_[(*random)() % added_.size()].user_key;
+      entries.push_back({key, seq_++, kTypeValue, "newer"});
+      entries.push_back({key, older_seq_++, kTypeValue, "older"});
+    }
+    std::shuffle(entries.begin(), entries.end(), *random);
+    return entries;
+  }
+
   IndexHarness h_;
   std::vector<Entry> added_;
+  size_t next_key_ = 0;
+  // Heads' sequence numbers from here on; older versions' below them.
+  SequenceNumber seq_ = 1000000;
+  SequenceNumber older_seq_ = 1;
 };
 
-TEST_P(SortedViewTest, EmptyIndexGivesAnEmptyView) {
-  auto view = h_.Sort();
-  EXPECT_EQ(view->size(), 0u);
-  EXPECT_EQ(view->covered_entries(), 0u);
-  const std::string target = Target("a", 1);
-  EXPECT_EQ(view->LowerBound(target.data()), 0u);
-  EXPECT_EQ(view->UpperBound(target.data()), 0u);
-  // Renewed with nothing added: still empty, covering what it is told.
-  SortedView renewed(*view, {}, 7);
-  EXPECT_EQ(renewed.size(), 0u);
-  EXPECT_EQ(renewed.covered_entries(), 7u);
-  EXPECT_EQ(renewed.LowerBound(target.data()), 0u);
-}
-
-TEST_P(SortedViewTest, RenewingAnEmptyViewSortsWhatWasAdded) {
-  auto empty = h_.Sort();
-  std::mt19937_64 random(7);
-  SequenceNumber seq = 1;
-  std::vector<HashNode*> added =
-      AddAll(MakeEntries(&random, MakeKeys(&random, 700), &seq));
-  SortedView renewed(*empty, added, h_.index()->NumEntries());
-  EXPECT_EQ(renewed.size(), 700u);
-  EXPECT_EQ(renewed.covered_entries(), added_.size());
-  EXPECT_EQ(Describe(HeadsOf(renewed)), ExpectedHeads(h_, added_));
-  EXPECT_EQ(empty->size(), 0u);
-}
-
-TEST_P(SortedViewTest, OneKeyHoldsItsNewestVersionOnly) {
-  AddAll({{"k", 3, kTypeValue, "a"},
-          {"k", 9, kTypeMerge, "b"},
-          {"k", 5, kTypeDeletion, ""}});
-  auto view = h_.Sort();
-  ASSERT_EQ(view->size(), 1u);
-  EXPECT_EQ(view->covered_entries(), 3u);
-  const SortedView::Span span = view->SpanOf(0);
-  EXPECT_EQ(span.begin, 0u);
-  EXPECT_EQ(span.end, 1u);
-  EXPECT_TRUE(span.Holds(0));
-  EXPECT_FALSE(span.Holds(1));
-  EXPECT_EQ(Describe({span.head(0)}), std::vector<std::string>{"k@9"});
-  // Versions of one key order by sequence number, newest first.
-  EXPECT_EQ(view->LowerBound(Target("k", 10).data()), 0u);
-  EXPECT_EQ(view->UpperBound(Target("k", 10).data()), 0u);
-  const std::string head = Entry{"k", 9, kTypeMerge, ""}.MemtableKey();
-  EXPECT_EQ(view->LowerBound(head.data()), 0u);
-  EXPECT_EQ(view->UpperBound(head.data()), 1u);
-  EXPECT_EQ(view->LowerBound(Target("k", 4).data()), 1u);
-  EXPECT_EQ(view->UpperBound(Target("k", 4).data()), 1u);
-}
-
-TEST_P(SortedViewTest, HoldsTheNewestEntryOfEachKeyInOrder) {
+TEST_P(SortedViewTest, ASortIsOneRun) {
   std::mt19937_64 random(1);
   SequenceNumber seq = 1;
-  // Over 4096 keys: several groups of chunks, sorted by the radix pass.
-  AddAll(MakeEntries(&random, MakeKeys(&random, 6000), &seq));
-  auto view = h_.Sort();
-  EXPECT_EQ(view->size(), 6000u);
+  AddAll(MakeEntries(&random, MakeKeys(&random, 3000), &seq));
+  const std::shared_ptr<const SortedView> view = h_.Sort();
+  ASSERT_EQ(view->num_runs(), 1u);
+  EXPECT_EQ(view->size(), 3000u);
   EXPECT_EQ(view->covered_entries(), added_.size());
-  EXPECT_EQ(Describe(HeadsOf(*view)), ExpectedHeads(h_, added_));
+  EXPECT_EQ(Describe(HeadsOf(view->run(0))), ExpectedHeads(h_, added_));
 }
 
-TEST_P(SortedViewTest, SmallViewsSortLikeLargeOnes) {
-  // Under the radix pass's threshold: a comparison sort.
+TEST_P(SortedViewTest, AFewNewEntriesGoIntoANewRunBesideTheBase) {
   std::mt19937_64 random(2);
   SequenceNumber seq = 1;
-  AddAll(MakeEntries(&random, MakeKeys(&random, 40), &seq));
-  auto view = h_.Sort();
-  EXPECT_EQ(Describe(HeadsOf(*view)), ExpectedHeads(h_, added_));
+  AddAll(MakeEntries(&random, MakeKeys(&random, 4000), &seq));
+  const std::shared_ptr<const SortedView> base = h_.Sort();
+  std::vector<HashNode*> added = AddAll(Burst(&random, 20, 10));
+  const SortedView renewed(*base, added, h_.index()->NumEntries());
+  ASSERT_EQ(renewed.num_runs(), 2u);
+  EXPECT_EQ(renewed.covered_entries(), added_.size());
+  // The base is shared, untouched; the new run holds only the burst.
+  EXPECT_EQ(&renewed.run(1), &base->run(0));
+  EXPECT_LE(renewed.run(0).size(), 40u);
+  EXPECT_EQ(Describe(NewestHeads(h_, renewed)), ExpectedHeads(h_, added_));
 }
 
-TEST_P(SortedViewTest, BoundsCountTheHeadsBeforeATarget) {
+TEST_P(SortedViewTest, ASmallBaseTakesNewEntriesIn) {
   std::mt19937_64 random(3);
   SequenceNumber seq = 1;
-  AddAll(MakeEntries(&random, MakeKeys(&random, 3000), &seq));
-  auto view = h_.Sort();
-  const std::vector<HashNode*> heads = HeadsOf(*view);
-  ASSERT_EQ(heads.size(), 3000u);
-  for (size_t i = 0; i < heads.size(); ++i) {
-    const std::string head = MemtableKeyAt(heads[i]->entry());
-    ASSERT_EQ(view->LowerBound(head.data()), i);
-    ASSERT_EQ(view->UpperBound(head.data()), i + 1);
-    // Every version of the key sorts after (key, kMaxSequenceNumber).
-    const std::string user_key = DecodeEntry(heads[i]->entry()).user_key;
-    const std::string before_all = Target(user_key, kMaxSequenceNumber);
-    ASSERT_EQ(view->LowerBound(before_all.data()), i);
-    ASSERT_EQ(view->UpperBound(before_all.data()), i);
-  }
-  // Keys the view does not hold, and every edge key at a low sequence.
-  std::vector<std::string> probes = MakeKeys(&random, 500);
-  for (const std::string& key : EdgeKeys()) probes.push_back(key);
-  for (const std::string& key : probes) {
-    const std::string target = Target(key, 1);
-    ASSERT_EQ(view->LowerBound(target.data()),
-              CountBefore(h_, heads, target, false))
-        << key;
-    ASSERT_EQ(view->UpperBound(target.data()),
-              CountBefore(h_, heads, target, true))
-        << key;
-  }
+  AddAll(MakeEntries(&random, MakeKeys(&random, 40), &seq));
+  const std::shared_ptr<const SortedView> base = h_.Sort();
+  // 10 heads are a large share of 40: merged into the base at once.
+  std::vector<HashNode*> added = AddAll(Burst(&random, 10, 0));
+  const SortedView renewed(*base, added, h_.index()->NumEntries());
+  ASSERT_EQ(renewed.num_runs(), 1u);
+  EXPECT_EQ(renewed.size(), 50u);
+  EXPECT_EQ(Describe(HeadsOf(renewed.run(0))), ExpectedHeads(h_, added_));
 }
 
-TEST_P(SortedViewTest, SpansTileTheViewInChunks) {
+TEST_P(SortedViewTest, AnEmptyViewTakesWhatWasAdded) {
+  const std::shared_ptr<const SortedView> empty = h_.Sort();
+  EXPECT_EQ(empty->size(), 0u);
   std::mt19937_64 random(4);
   SequenceNumber seq = 1;
-  AddAll(MakeEntries(&random, MakeKeys(&random, 5000), &seq));
-  auto view = h_.Sort();
-  const std::vector<HashNode*> heads = HeadsOf(*view);
-  size_t next_begin = 0;
-  size_t chunks = 0;
-  for (size_t i = 0; i < view->size(); ++i) {
-    const SortedView::Span span = view->SpanOf(i);
-    ASSERT_TRUE(span.Holds(i)) << i;
-    ASSERT_EQ(span.head(i), heads[i]) << i;
-    if (span.begin == i) {
-      // A chunk starts where the one before ended.
-      ASSERT_EQ(span.begin, next_begin);
-      ASSERT_GT(span.end, span.begin);
-      ASSERT_LE(span.end - span.begin, SortedView::kChunkHeads);
-      next_begin = span.end;
-      ++chunks;
-    }
-  }
-  EXPECT_EQ(next_begin, view->size());
-  EXPECT_GE(chunks,
-            (5000 + SortedView::kChunkHeads - 1) / SortedView::kChunkHeads);
+  std::vector<HashNode*> added =
+      AddAll(MakeEntries(&random, MakeKeys(&random, 300), &seq));
+  const SortedView renewed(*empty, added, h_.index()->NumEntries());
+  ASSERT_EQ(renewed.num_runs(), 1u);
+  EXPECT_EQ(Describe(HeadsOf(renewed.run(0))), ExpectedHeads(h_, added_));
+  // Nothing added: the same heads.
+  const SortedView same(renewed, {}, renewed.covered_entries());
+  EXPECT_EQ(Describe(NewestHeads(h_, same)), ExpectedHeads(h_, added_));
 }
 
-TEST_P(SortedViewTest, EachUserKeyKeepsItsNewestHeadThroughRenewals) {
-  AddAll({{"a", 10, kTypeValue, ""},
-          {"b", 20, kTypeValue, ""},
-          {"c", 30, kTypeValue, ""}});
-  auto base = h_.Sort();
-  // Older than the view's head of "b": linked into its chain, not a head.
-  // Newer than its head of "c", in several versions out of order. A new key
-  // twice.
-  std::vector<HashNode*> added = AddAll({{"b", 15, kTypeValue, ""},
-                                         {"c", 33, kTypeValue, ""},
-                                         {"c", 35, kTypeValue, ""},
-                                         {"c", 31, kTypeValue, ""},
-                                         {"bb", 40, kTypeValue, ""},
-                                         {"bb", 41, kTypeValue, ""}});
-  SortedView renewed(*base, added, h_.index()->NumEntries());
-  EXPECT_EQ(renewed.covered_entries(), 9u);
-  EXPECT_EQ(Describe(HeadsOf(renewed)), ExpectedHeads(h_, added_));
-  EXPECT_EQ(Describe(HeadsOf(renewed)), Describe(HeadsOf(*h_.Sort())));
-  // The base does not change.
-  EXPECT_EQ(Describe(HeadsOf(*base)),
-            (ExpectedHeads(h_, {{"a", 10, kTypeValue, ""},
-                                {"b", 20, kTypeValue, ""},
-                                {"c", 30, kTypeValue, ""}})));
-}
-
-TEST_P(SortedViewTest, RenewedViewsEqualAFullSort) {
+TEST_P(SortedViewTest, RenewalsKeepFewRunsAndEqualAFullSort) {
   std::mt19937_64 random(5);
-  // Heads' sequence numbers from here on; older versions' below them.
-  SequenceNumber seq = 1000000;
-  SequenceNumber older_seq = 1;
-  const std::vector<std::string> keys = MakeKeys(&random, 9000);
-  // A base of 3000 keys; the rest arrive in bursts, with versions of keys
-  // seen before, newer and older than the view's heads.
-  std::vector<std::string> first(keys.begin(), keys.begin() + 3000);
-  AddAll(MakeEntries(&random, first, &seq));
+  SequenceNumber seq = 1;
+  AddAll(MakeEntries(&random, MakeKeys(&random, 20000), &seq));
   std::shared_ptr<const SortedView> view = h_.Sort();
-  size_t next_key = 3000;
-  for (size_t burst : {1, 2, 40, 300, 700, 3000, 1000}) {
-    std::vector<Entry> entries;
-    for (size_t i = 0; i < burst && next_key < keys.size(); ++i) {
-      entries.push_back({keys[next_key++], seq++, kTypeValue, "new"});
-    }
-    for (size_t i = 0; i < burst / 2 + 1; ++i) {
-      const std::string& old_key = keys[random() % next_key];
-      entries.push_back({old_key, seq++, kTypeValue, "newer"});
-      entries.push_back({old_key, older_seq++, kTypeValue, "older"});
-    }
-    std::shuffle(entries.begin(), entries.end(), random);
-    std::vector<HashNode*> added = AddAll(entries);
+  size_t most_runs = 1;
+  // Bursts of every size, enough of them to fill and merge each level.
+  for (int round = 0; round < 160; ++round) {
+    const size_t burst = round % 40 == 39 ? 2500 : 1 + random() % 120;
+    std::vector<HashNode*> added = AddAll(Burst(&random, burst, burst / 3));
     auto renewed = std::make_shared<const SortedView>(*view, std::move(added),
                                                       h_.index()->NumEntries());
-    ASSERT_EQ(Describe(HeadsOf(*renewed)), Describe(HeadsOf(*h_.Sort())))
-        << "burst " << burst;
-    ASSERT_EQ(Describe(HeadsOf(*renewed)), ExpectedHeads(h_, added_));
+    ASSERT_LE(renewed->num_runs(), SortedView::kMaxRuns);
+    most_runs = std::max(most_runs, renewed->num_runs());
+    for (size_t r = 0; r < renewed->num_runs(); ++r) {
+      // Each run is sorted, one head per user key.
+      const std::vector<HashNode*> heads = HeadsOf(renewed->run(r));
+      for (size_t i = 1; i < heads.size(); ++i) {
+        ASSERT_LT(h_.comparator()(heads[i - 1]->entry(), heads[i]->entry()), 0);
+        ASSERT_NE(DecodeEntry(heads[i - 1]->entry()).user_key,
+                  DecodeEntry(heads[i]->entry()).user_key);
+      }
+    }
+    ASSERT_EQ(Describe(NewestHeads(h_, *renewed)), ExpectedHeads(h_, added_))
+        << "round " << round;
     view = renewed;
   }
+  EXPECT_GE(most_runs, 3u);
 }
 
-TEST_P(SortedViewTest, ManyKeysIntoOneChunkSplitIt) {
-  // No key of the base sorts between any two "k5000/<i>" (right after
-  // "k5000" bytewise, right before it reversed, after every 5-byte key by
-  // length), so all 600 land in one chunk of the base.
-  std::vector<Entry> base_entries;
-  for (int i = 0; i < 2000; ++i) {
-    base_entries.push_back({"k" + std::to_string(4000 + i),
-                            static_cast<SequenceNumber>(i + 1), kTypeValue,
-                            ""});
-  }
-  AddAll(base_entries);
-  auto base = h_.Sort();
-  std::vector<Entry> entries;
-  for (int i = 0; i < 600; ++i) {
-    entries.push_back({"k5000/" + std::to_string(i),
-                       static_cast<SequenceNumber>(10000 + i), kTypeValue, ""});
-  }
-  SortedView renewed(*base, AddAll(entries), h_.index()->NumEntries());
-  EXPECT_EQ(renewed.size(), 2600u);
-  EXPECT_EQ(Describe(HeadsOf(renewed)), ExpectedHeads(h_, added_));
-  // 850 heads in place of one chunk's 250: at least four chunks.
-  EXPECT_GE(ChunksOf(renewed).size(), ChunksOf(*base).size() + 3);
-  size_t next_begin = 0;
-  while (next_begin < renewed.size()) {
-    const SortedView::Span span = renewed.SpanOf(next_begin);
-    ASSERT_LE(span.end - span.begin, SortedView::kChunkHeads);
-    next_begin = span.end;
-  }
-}
-
-TEST_P(SortedViewTest, RenewalSharesTheChunksItLeavesAlone) {
+TEST_P(SortedViewTest, CountBeforeSumsTheRuns) {
   std::mt19937_64 random(6);
   SequenceNumber seq = 1;
   AddAll(MakeEntries(&random, MakeKeys(&random, 5000), &seq));
-  auto base = h_.Sort();
-  const std::vector<HashNode* const*> base_chunks = ChunksOf(*base);
-  ASSERT_GT(base_chunks.size(), SortedView::kGroupChunks);
-  const std::vector<std::string> base_heads = Describe(HeadsOf(*base));
-
-  // Nothing added: every chunk is the base's.
-  SortedView same(*base, {}, base->covered_entries());
-  EXPECT_EQ(ChunksOf(same), base_chunks);
-
-  // One new key: one chunk is copied with it, the others are shared.
-  SortedView renewed(*base, AddAll({{"new key", seq++, kTypeValue, ""}}),
-                     h_.index()->NumEntries());
-  EXPECT_EQ(Describe(HeadsOf(renewed)), ExpectedHeads(h_, added_));
-  const std::vector<HashNode* const*> chunks = ChunksOf(renewed);
-  ASSERT_EQ(chunks.size(), base_chunks.size());
-  const std::set<HashNode* const*> shared(base_chunks.begin(),
-                                          base_chunks.end());
-  size_t copied = 0;
-  for (HashNode* const* chunk : chunks) copied += shared.count(chunk) == 0;
-  EXPECT_EQ(copied, 1u);
-  EXPECT_EQ(Describe(HeadsOf(*base)), base_heads);
+  const std::shared_ptr<const SortedView> base = h_.Sort();
+  std::vector<HashNode*> added = AddAll(Burst(&random, 100, 30));
+  const SortedView renewed(*base, added, h_.index()->NumEntries());
+  ASSERT_EQ(renewed.num_runs(), 2u);
+  for (const Entry& e : {added_[0], added_[added_.size() / 2], added_.back()}) {
+    const std::string target = e.MemtableKey();
+    EXPECT_EQ(renewed.CountBefore(target.data()),
+              renewed.run(0).LowerBound(target.data()) +
+                  renewed.run(1).LowerBound(target.data()));
+  }
+  EXPECT_EQ(renewed.size(), renewed.run(0).size() + renewed.run(1).size());
 }
 
 INSTANTIATE_TEST_SUITE_P(Orders, SortedViewTest, ::testing::ValuesIn(Orders()),

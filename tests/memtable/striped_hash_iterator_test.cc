@@ -1,6 +1,7 @@
 // StripedHashIterator on its own, over views of a HashSlotIndex, with an
 // IndexHarness as the source it asks for views and for one key's versions:
-// scans and seeks in memtable order through each key's older versions,
+// scans and seeks in memtable order through each key's older versions, over
+// one run and over the several runs of a renewed view,
 // taking a newer view before it repositions, one-key seeks that stay on the
 // sought key's chain without a view, and the checked moves' Corruption on
 // keys out of order.
@@ -132,6 +133,100 @@ TEST(StripedHashIteratorTest, ScansMatchTheMemtableOrder) {
   auto iter = NewIterator(&h, h.Sort());
   EXPECT_EQ(ScanForward(iter.get()), expected);
   EXPECT_EQ(ScanBackward(iter.get()), expected);
+}
+
+TEST(StripedHashIteratorTest, MergesTheRunsOfARenewedView) {
+  std::mt19937_64 random(9);
+  IndexHarness h;
+  std::vector<Entry> entries;
+  SequenceNumber seq = 1000000;
+  SequenceNumber older_seq = 1;
+  auto add = [&](const Entry& e) {
+    ASSERT_NE(h.Add(e), nullptr);
+    entries.push_back(e);
+  };
+  for (int k = 0; k < 4000; ++k) {
+    add({"key" + std::to_string(random() % 100000), seq++, kTypeValue, "v"});
+  }
+  // Renewals with new keys and with newer and older versions of keys the
+  // older runs hold: a user key's versions end up spread over runs.
+  std::shared_ptr<const SortedView> view = h.Sort();
+  for (int burst : {60, 90, 20}) {
+    std::vector<HashNode*> added;
+    for (int i = 0; i < burst; ++i) {
+      const Entry& old = entries[random() % entries.size()];
+      for (const Entry& e :
+           {Entry{"key" + std::to_string(random() % 100000), seq++, kTypeValue,
+                  "n"},
+            Entry{old.user_key, seq++, kTypeValue, "newer"},
+            Entry{old.user_key, older_seq++, kTypeValue, "older"}}) {
+        HashNode* node = h.Add(e);
+        if (node == nullptr) continue;  // a key and sequence already there
+        added.push_back(node);
+        entries.push_back(e);
+      }
+    }
+    view = std::make_shared<const SortedView>(*view, std::move(added),
+                                              h.index()->NumEntries());
+  }
+  ASSERT_GE(view->num_runs(), 3u);
+  const std::vector<std::string> expected = h.SortedMemtableKeys(entries);
+  auto iter = NewIterator(&h, view);
+  EXPECT_EQ(ScanForward(iter.get()), expected);
+  EXPECT_EQ(ScanBackward(iter.get()), expected);
+
+  const MemTableRep::KeyComparator& cmp = h.comparator();
+  for (int i = 0; i < 400; ++i) {
+    const std::string user_key =
+        i % 2 == 0 ? entries[random() % entries.size()].user_key
+                   : "key" + std::to_string(random() % 100000);
+    const SequenceNumber target_seq =
+        i % 3 == 0 ? seq
+                   : (i % 3 == 1 ? random() % older_seq
+                                 : 1000000 + random() % (seq - 1000000));
+    const std::string mkey = Target(user_key, target_seq);
+    const std::string ikey = InternalTarget(user_key, target_seq);
+    auto lower = std::partition_point(
+        expected.begin(), expected.end(),
+        [&](const std::string& k) { return cmp(k.data(), mkey.data()) < 0; });
+    iter->Seek(ikey, i % 4 == 0 ? nullptr : mkey.data());
+    if (lower == expected.end()) {
+      EXPECT_FALSE(iter->Valid());
+    } else {
+      ASSERT_TRUE(iter->Valid()) << user_key << "@" << target_seq;
+      EXPECT_EQ(MemtableKeyAt(iter->key()), *lower);
+      iter->Prev();
+      if (lower == expected.begin()) {
+        EXPECT_FALSE(iter->Valid());
+      } else {
+        ASSERT_TRUE(iter->Valid());
+        EXPECT_EQ(MemtableKeyAt(iter->key()), *(lower - 1));
+        iter->Next();
+        ASSERT_TRUE(iter->Valid());
+        EXPECT_EQ(MemtableKeyAt(iter->key()), *lower);
+      }
+    }
+    auto upper = std::partition_point(
+        expected.begin(), expected.end(),
+        [&](const std::string& k) { return cmp(k.data(), mkey.data()) <= 0; });
+    iter->SeekForPrev(ikey, i % 4 == 0 ? nullptr : mkey.data());
+    if (upper == expected.begin()) {
+      EXPECT_FALSE(iter->Valid());
+    } else {
+      ASSERT_TRUE(iter->Valid()) << user_key << "@" << target_seq;
+      EXPECT_EQ(MemtableKeyAt(iter->key()), *(upper - 1));
+      iter->Next();
+      if (upper == expected.end()) {
+        EXPECT_FALSE(iter->Valid());
+      } else {
+        ASSERT_TRUE(iter->Valid());
+        EXPECT_EQ(MemtableKeyAt(iter->key()), *upper);
+        iter->Prev();
+        ASSERT_TRUE(iter->Valid());
+        EXPECT_EQ(MemtableKeyAt(iter->key()), *(upper - 1));
+      }
+    }
+  }
 }
 
 TEST(StripedHashIteratorTest, SeeksLandAsInTheReference) {

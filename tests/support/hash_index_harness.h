@@ -1,8 +1,8 @@
 // The striped_hash memtable's parts without the rep around them: entries as
 // HashNodes in a HashSlotIndex, views sorted from it, and the two sources a
 // StripedHashIterator asks (for the current view, for one key's versions).
-// For the tests of SortedView and StripedHashIterator, which drive those
-// directly.
+// For the tests of SortedRun, SortedView and StripedHashIterator, which
+// drive those directly.
 #pragma once
 
 #include <algorithm>
@@ -42,6 +42,12 @@ class IndexHarness : public SortedViewSource, public KeyVersionsSource {
     const HashSlotIndex::InsertResult result =
         index_.Insert(node, DecodeEntryKey(node->entry()), /*cpu=*/0);
     return result.inserted ? node : nullptr;
+  }
+
+  // A run sorted from the whole index.
+  std::shared_ptr<const SortedRun> SortRun() {
+    ++sorts_;
+    return std::make_shared<SortedRun>(&index_, comparator_, order_);
   }
 
   // A view sorted from the whole index.
@@ -92,11 +98,11 @@ class IndexHarness : public SortedViewSource, public KeyVersionsSource {
   int sorts_ = 0;
 };
 
-// The view's heads, in its order.
-inline std::vector<HashNode*> HeadsOf(const SortedView& view) {
+// The run's heads, in its order.
+inline std::vector<HashNode*> HeadsOf(const SortedRun& run) {
   std::vector<HashNode*> heads;
-  for (size_t i = 0; i < view.size(); ++i) {
-    heads.push_back(view.SpanOf(i).head(i));
+  for (size_t i = 0; i < run.size(); ++i) {
+    heads.push_back(run.SpanOf(i).head(i));
   }
   return heads;
 }
