@@ -125,6 +125,36 @@ void SortHeads(HashNode** heads, uint64_t* prefixes, size_t n,
   }
 }
 
+// The first i in [from, end) for which before(i) is false (end if none),
+// where before holds on a prefix of the range.
+template <typename Before>
+size_t FirstNotBefore(size_t from, size_t end, bool gallop,
+                      const Before& before) {
+  size_t lo = from;
+  size_t hi = end;
+  if (gallop) {
+    // Probes from, from + 1, from + 3, from + 7, ... until one is not
+    // before; the answer lies between the last two probes.
+    size_t step = 1;
+    size_t probe = from;
+    while (probe < end && before(probe)) {
+      lo = probe + 1;
+      probe = lo + step;
+      step *= 2;
+    }
+    hi = probe < end ? probe : end;
+  }
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (before(mid)) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
 bool SameUserKey(const HashNode* a, const HashNode* b) {
   return DecodeEntryKey(a->entry()).user_key ==
          DecodeEntryKey(b->entry()).user_key;
@@ -252,6 +282,9 @@ void SortedRun::RouteToChunks(const SortedRun& base,
   const size_t num_groups = base.groups_.size();
   targets->resize(added->size());
   size_t kept = 0;
+  // The previous head's target: this one's is the same or after it.
+  size_t from_group = 0;
+  size_t from_chunk = 0;
   for (size_t j = 0; j < added->size(); ++j) {
     const uint64_t prefix = with_prefixes ? (*prefixes)[j] : 0;
     const char* key = (*added)[j]->entry();
@@ -259,15 +292,20 @@ void SortedRun::RouteToChunks(const SortedRun& base,
     // The chunk before the target, which ends before this head.
     const Group* previous_group = nullptr;
     size_t previous_chunk = 0;
-    const size_t g = base.FirstGroupAtOrAfter(key, prefix, /*upper=*/false);
+    const size_t g =
+        base.FirstGroupAtOrAfter(from_group, key, prefix,
+                                 /*upper=*/false, Probe::kGalloping);
+    if (g != from_group) from_chunk = 0;
+    from_group = g;
     if (g == num_groups) {
       previous_group = base.groups_.back().get();
       previous_chunk = previous_group->chunks.size() - 1;
       target = {g - 1, previous_chunk};
     } else {
       const Group& group = *base.groups_[g];
-      target = {g, base.FirstChunkAtOrAfter(group, key, prefix,
-                                            /*upper=*/false)};
+      from_chunk = base.FirstChunkAtOrAfter(group, from_chunk, key, prefix,
+                                            /*upper=*/false, Probe::kGalloping);
+      target = {g, from_chunk};
       if (target.chunk > 0) {
         previous_group = &group;
         previous_chunk = target.chunk - 1;
@@ -378,7 +416,7 @@ void SortedRun::MergeIntoChunk(const Chunk& chunk,
   for (size_t j = begin; j < end; ++j) {
     const uint64_t prefix = prefix_of_added(j);
     const size_t at = SearchChunk(chunk, from, added[j]->entry(), prefix,
-                                  /*upper=*/false);
+                                  /*upper=*/false, Probe::kGalloping);
     copy_chunk(from, at);
     from = at;
     // The chunk's head of the same user key, if any, is just before it
@@ -506,75 +544,64 @@ bool SortedRun::Before(const HashNode* head, uint64_t prefix,
 }
 
 template <typename LastHead>
-size_t SortedRun::FirstRunAtOrAfter(size_t count, const uint64_t* last_prefixes,
+size_t SortedRun::FirstRunAtOrAfter(size_t from, size_t count,
+                                    const uint64_t* last_prefixes,
                                     const LastHead& last_head,
                                     const char* memtable_key,
-                                    uint64_t key_prefix, bool upper) const {
-  size_t lo = 0;
-  size_t hi = count;
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    bool before;
-    if (order_ != KeyOrder::kOther && last_prefixes[mid] != key_prefix) {
-      before = last_prefixes[mid] < key_prefix;
-    } else {
-      before = Before(last_head(mid), last_prefixes[mid], memtable_key,
-                      key_prefix, upper);
+                                    uint64_t key_prefix, bool upper,
+                                    Probe probe) const {
+  return FirstNotBefore(from, count, probe == Probe::kGalloping, [&](size_t i) {
+    if (order_ != KeyOrder::kOther && last_prefixes[i] != key_prefix) {
+      return last_prefixes[i] < key_prefix;
     }
-    if (before) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
+    return Before(last_head(i), last_prefixes[i], memtable_key, key_prefix,
+                  upper);
+  });
 }
 
-size_t SortedRun::FirstGroupAtOrAfter(const char* memtable_key,
-                                      uint64_t key_prefix, bool upper) const {
+size_t SortedRun::FirstGroupAtOrAfter(size_t from, const char* memtable_key,
+                                      uint64_t key_prefix, bool upper,
+                                      Probe probe) const {
   return FirstRunAtOrAfter(
-      groups_.size(), last_prefixes_.data(),
+      from, groups_.size(), last_prefixes_.data(),
       [this](size_t g) { return groups_[g]->last_head(); }, memtable_key,
-      key_prefix, upper);
+      key_prefix, upper, probe);
 }
 
-size_t SortedRun::FirstChunkAtOrAfter(const Group& group,
+size_t SortedRun::FirstChunkAtOrAfter(const Group& group, size_t from,
                                       const char* memtable_key,
-                                      uint64_t key_prefix, bool upper) const {
+                                      uint64_t key_prefix, bool upper,
+                                      Probe probe) const {
   return FirstRunAtOrAfter(
-      group.chunks.size(), group.last_prefixes.data(),
+      from, group.chunks.size(), group.last_prefixes.data(),
       [&group](size_t c) { return group.chunks[c]->last_head(); }, memtable_key,
-      key_prefix, upper);
+      key_prefix, upper, probe);
 }
 
 size_t SortedRun::Search(const char* memtable_key, bool upper) const {
   const uint64_t key_prefix = PrefixOf(memtable_key);
-  const size_t g = FirstGroupAtOrAfter(memtable_key, key_prefix, upper);
+  const size_t g =
+      FirstGroupAtOrAfter(0, memtable_key, key_prefix, upper, Probe::kHalving);
   if (g == groups_.size()) return size_;
   // The group's last head is not before the key: one of its chunks holds
   // the position.
   const Group& group = *groups_[g];
-  const size_t c = FirstChunkAtOrAfter(group, memtable_key, key_prefix, upper);
+  const size_t c = FirstChunkAtOrAfter(group, 0, memtable_key, key_prefix,
+                                       upper, Probe::kHalving);
   return starts_[g] + group.starts[c] +
-         SearchChunk(*group.chunks[c], 0, memtable_key, key_prefix, upper);
+         SearchChunk(*group.chunks[c], 0, memtable_key, key_prefix, upper,
+                     Probe::kHalving);
 }
 
 size_t SortedRun::SearchChunk(const Chunk& chunk, size_t from,
                               const char* memtable_key, uint64_t key_prefix,
-                              bool upper) const {
-  size_t lo = from;
-  size_t hi = chunk.size;
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    const uint64_t prefix =
-        order_ != KeyOrder::kOther ? chunk.prefixes[mid] : 0;
-    if (Before(chunk.heads[mid], prefix, memtable_key, key_prefix, upper)) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
+                              bool upper, Probe probe) const {
+  return FirstNotBefore(
+      from, chunk.size, probe == Probe::kGalloping, [&](size_t i) {
+        const uint64_t prefix =
+            order_ != KeyOrder::kOther ? chunk.prefixes[i] : 0;
+        return Before(chunk.heads[i], prefix, memtable_key, key_prefix, upper);
+      });
 }
 
 }  // namespace rocksdb_cuckoo

@@ -150,23 +150,31 @@ class SortedRun {
   // (whose prefix is key_prefix), or also when equal (`upper`).
   bool Before(const HashNode* head, uint64_t prefix, const char* memtable_key,
               uint64_t key_prefix, bool upper) const;
-  // The first of `count` ordered runs whose last head is not Before
-  // memtable_key (`count` if none); run i ends with last_head(i), whose
-  // prefix is last_prefixes[i]. Heads are read only when prefixes tie.
+  // How a search probes a sorted range: halving it, or galloping (1, 2, 4,
+  // ... past its start, then halving the last step). A merge's heads are
+  // sorted, so each lands near the one before: galloping from there costs
+  // about log(distance) comparisons instead of log(size).
+  enum class Probe { kHalving, kGalloping };
+  // The first of `count` ordered runs from `from` on whose last head is not
+  // Before memtable_key (`count` if none); run i ends with last_head(i),
+  // whose prefix is last_prefixes[i]. Heads are read only when prefixes tie.
   template <typename LastHead>
-  size_t FirstRunAtOrAfter(size_t count, const uint64_t* last_prefixes,
+  size_t FirstRunAtOrAfter(size_t from, size_t count,
+                           const uint64_t* last_prefixes,
                            const LastHead& last_head, const char* memtable_key,
-                           uint64_t key_prefix, bool upper) const;
-  size_t FirstGroupAtOrAfter(const char* memtable_key, uint64_t key_prefix,
-                             bool upper) const;
-  size_t FirstChunkAtOrAfter(const Group& group, const char* memtable_key,
-                             uint64_t key_prefix, bool upper) const;
+                           uint64_t key_prefix, bool upper, Probe probe) const;
+  size_t FirstGroupAtOrAfter(size_t from, const char* memtable_key,
+                             uint64_t key_prefix, bool upper,
+                             Probe probe) const;
+  size_t FirstChunkAtOrAfter(const Group& group, size_t from,
+                             const char* memtable_key, uint64_t key_prefix,
+                             bool upper, Probe probe) const;
   // First position whose head is > (upper) or >= memtable_key.
   size_t Search(const char* memtable_key, bool upper) const;
   // First of chunk's positions from `from` on whose head is not Before
   // memtable_key.
   size_t SearchChunk(const Chunk& chunk, size_t from, const char* memtable_key,
-                     uint64_t key_prefix, bool upper) const;
+                     uint64_t key_prefix, bool upper, Probe probe) const;
 
   std::vector<GroupPtr> groups_;
   // Per group: the run position of its first head, and its last head's
