@@ -220,21 +220,21 @@ const char* StripedHashIterator::Target(const Slice& internal_key,
                                  : EncodeMemtableKey(internal_key, &scratch_);
 }
 
-HashNode* StripedHashIterator::PassTargetKey(const EntryKey& target,
-                                             uint64_t target_prefix,
-                                             const size_t* bound) {
+HashNode* StripedHashIterator::PassTargetKey(const char* target, bool upper) {
+  const EntryKey key = DecodeEntryKey(target);
+  const uint64_t prefix = view_->run(0).PrefixOf(target);
   // A run holds at most one head of the user key: just before its bound
   // or at it.
   HashNode* newest = nullptr;
   pos_.on_key = 0;
   for (size_t r = 0; r < view_->num_runs(); ++r) {
-    const size_t i = bound[r];
+    const SortedRun& run = view_->run(r);
+    const size_t i = upper ? run.UpperBound(target) : run.LowerBound(target);
     pos_.next[r] = i;
     HashNode* head;
-    if (i > 0 && HoldsUserKey(r, i - 1, target.user_key, target_prefix)) {
+    if (i > 0 && HoldsUserKey(r, i - 1, key.user_key, prefix)) {
       head = HeadAt(r, i - 1);
-    } else if (i < view_->run(r).size() &&
-               HoldsUserKey(r, i, target.user_key, target_prefix)) {
+    } else if (i < run.size() && HoldsUserKey(r, i, key.user_key, prefix)) {
       head = HeadAt(r, i);
       pos_.next[r] = i + 1;
     } else {
@@ -257,16 +257,13 @@ void StripedHashIterator::Seek(const Slice& internal_key,
   }
   BeforePositioning();
   const char* target = Target(internal_key, memtable_key);
-  size_t bound[SortedView::kMaxRuns];
-  for (size_t r = 0; r < view_->num_runs(); ++r) {
-    bound[r] = view_->run(r).LowerBound(target);
-  }
-  const EntryKey key = DecodeEntryKey(target);
-  HashNode* newest = PassTargetKey(key, view_->run(0).PrefixOf(target), bound);
+  HashNode* newest = PassTargetKey(target, /*upper=*/false);
   // Within one user key the order is sequence descending: the target's
   // user key may have versions at or after the target.
   HashNode* node =
-      newest != nullptr ? FirstAtOrBelow(newest, key.sequence()) : nullptr;
+      newest != nullptr
+          ? FirstAtOrBelow(newest, DecodeEntryKey(target).sequence())
+          : nullptr;
   if (node != nullptr) {
     pos_.head = newest;
     node_ = node;
@@ -284,14 +281,11 @@ void StripedHashIterator::SeekForPrev(const Slice& internal_key,
   }
   BeforePositioning();
   const char* target = Target(internal_key, memtable_key);
-  size_t bound[SortedView::kMaxRuns];
-  for (size_t r = 0; r < view_->num_runs(); ++r) {
-    bound[r] = view_->run(r).UpperBound(target);
-  }
-  const EntryKey key = DecodeEntryKey(target);
-  HashNode* newest = PassTargetKey(key, view_->run(0).PrefixOf(target), bound);
+  HashNode* newest = PassTargetKey(target, /*upper=*/true);
   HashNode* node =
-      newest != nullptr ? LastAtOrAbove(newest, key.sequence()) : nullptr;
+      newest != nullptr
+          ? LastAtOrAbove(newest, DecodeEntryKey(target).sequence())
+          : nullptr;
   if (node != nullptr) {
     pos_.head = newest;
     node_ = node;

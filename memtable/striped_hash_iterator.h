@@ -122,11 +122,11 @@ class StripedHashIterator
   void ToPrevKey();
   // Starts loading the heads a scan of run `run` from `index` needs next.
   void PrefetchAhead(size_t run, size_t index);
-  // Seek and SeekForPrev: sets pos_.next past the target's user key in
-  // every run, bound[r] being run r's search result for the target, and
-  // returns that user key's newest head, or null if no run holds it.
-  HashNode* PassTargetKey(const EntryKey& target, uint64_t target_prefix,
-                          const size_t* bound);
+  // Seek and SeekForPrev: searches every run for `target` (its first head
+  // >= it, or > it when `upper`), sets pos_.next past the target's user key
+  // in each, and returns that user key's newest head, or null if no run
+  // holds it.
+  HashNode* PassTargetKey(const char* target, bool upper);
   const char* Target(const ROCKSDB_NAMESPACE::Slice& internal_key,
                      const char* memtable_key);
   // For Seek and SeekForPrev: whether this one stays on the target's user

@@ -45,25 +45,7 @@ std::vector<HashNode* const*> ChunksOf(const SortedRun& view) {
   return chunks;
 }
 
-class SortedRunTest : public ::testing::TestWithParam<Order> {
- protected:
-  SortedRunTest() : h_(GetParam().user, GetParam().order) {}
-
-  // Adds entries to the index and to the record of what was added.
-  std::vector<HashNode*> AddAll(const std::vector<Entry>& entries) {
-    std::vector<HashNode*> nodes;
-    for (const Entry& e : entries) {
-      HashNode* node = h_.Add(e);
-      EXPECT_NE(node, nullptr) << e.user_key << "@" << e.seq;
-      nodes.push_back(node);
-      added_.push_back(e);
-    }
-    return nodes;
-  }
-
-  IndexHarness h_;
-  std::vector<Entry> added_;
-};
+using SortedRunTest = SortedHeadsTest;
 
 TEST_P(SortedRunTest, EmptyIndexGivesAnEmptyView) {
   auto view = h_.SortRun();

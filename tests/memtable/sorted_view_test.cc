@@ -41,21 +41,8 @@ std::vector<HashNode*> NewestHeads(const IndexHarness& h,
   return heads;
 }
 
-class SortedViewTest : public ::testing::TestWithParam<Order> {
+class SortedViewTest : public SortedHeadsTest {
  protected:
-  SortedViewTest() : h_(GetParam().user, GetParam().order) {}
-
-  std::vector<HashNode*> AddAll(const std::vector<Entry>& entries) {
-    std::vector<HashNode*> nodes;
-    for (const Entry& e : entries) {
-      HashNode* node = h_.Add(e);
-      EXPECT_NE(node, nullptr) << e.user_key << "@" << e.seq;
-      nodes.push_back(node);
-      added_.push_back(e);
-    }
-    return nodes;
-  }
-
   // New keys and newer and older versions of keys added before, shuffled.
   std::vector<Entry> Burst(std::mt19937_64* random, size_t new_keys,
                            size_t old_keys) {
@@ -73,8 +60,6 @@ class SortedViewTest : public ::testing::TestWithParam<Order> {
     return entries;
   }
 
-  IndexHarness h_;
-  std::vector<Entry> added_;
   size_t next_key_ = 0;
   // Heads' sequence numbers from here on; older versions' below them.
   SequenceNumber seq_ = 1000000;

@@ -57,6 +57,14 @@ void AddSmallSet(IndexHarness* h) {
   }
 }
 
+// b@1 c@2 d@3; returns c's node (null if an insert failed).
+HashNode* AddBCD(IndexHarness* h) {
+  HashNode* b = h->Add({"b", 1, kTypeValue, ""});
+  HashNode* c = h->Add({"c", 2, kTypeValue, ""});
+  HashNode* d = h->Add({"d", 3, kTypeValue, ""});
+  return b != nullptr && d != nullptr ? c : nullptr;
+}
+
 std::vector<std::string> ScanForward(StripedHashIterator* iter) {
   std::vector<std::string> keys;
   for (iter->SeekToFirst(); iter->Valid(); iter->Next()) {
@@ -453,10 +461,8 @@ void DamageFirstKeyByte(HashNode* node, char byte) {
 
 TEST(StripedHashIteratorTest, CheckedMovesReportKeysOutOfOrder) {
   IndexHarness h;
-  ASSERT_NE(h.Add({"b", 1, kTypeValue, ""}), nullptr);
-  HashNode* c = h.Add({"c", 2, kTypeValue, ""});
+  HashNode* c = AddBCD(&h);
   ASSERT_NE(c, nullptr);
-  ASSERT_NE(h.Add({"d", 3, kTypeValue, ""}), nullptr);
   auto view = h.Sort();
   DamageFirstKeyByte(c, 'a');  // b, a, d
 
@@ -554,10 +560,8 @@ TEST(StripedHashIteratorTest, OneKeySeekCheckedValidatesTheVersionsWalked) {
 // keeps) turns up in the order check against the target.
 TEST(StripedHashIteratorTest, SeekCheckedFindsADamagedNeighbour) {
   IndexHarness h;
-  ASSERT_NE(h.Add({"b", 1, kTypeValue, ""}), nullptr);
-  HashNode* c = h.Add({"c", 2, kTypeValue, ""});
+  HashNode* c = AddBCD(&h);
   ASSERT_NE(c, nullptr);
-  ASSERT_NE(h.Add({"d", 3, kTypeValue, ""}), nullptr);
   auto view = h.Sort();
   DamageFirstKeyByte(c, 'e');  // b, e, d
   auto iter = NewIterator(&h, view);

@@ -75,6 +75,28 @@ std::vector<int> ScanPublished(
   return seen;
 }
 
+// Scans (ScanPublished) until the writers are done, once more after: each
+// published key must show two entries that `counted` accepts. Returns the
+// number of scans.
+int ScanWhileWriting(
+    RepHarness* h, std::atomic<int>* published,
+    const std::atomic<int>& writers_left, std::atomic<int>* failures,
+    const std::function<bool(const Entry&, int, int)>& counted) {
+  int scans = 0;
+  bool last_round = false;
+  while (!last_round) {
+    last_round = writers_left.load() == 0;
+    std::vector<int> before;
+    const std::vector<int> seen =
+        ScanPublished(h, published, failures, &before, counted);
+    ++scans;
+    for (int w = 0; w < kWriters; ++w) {
+      if (seen[w] != 2 * before[w]) failures->fetch_add(1);
+    }
+  }
+  return scans;
+}
+
 TEST(StripedHashConcurrentTest, WritersReadersAndIteratorsAgree) {
   StripedHashMemTableOptions options;
   options.bucket_count = 16;
@@ -193,18 +215,9 @@ TEST(StripedHashConcurrentTest, RenewedViewsHoldEverythingPublished) {
     });
   }
   threads.emplace_back([&] {
-    bool last_round = false;
-    while (!last_round) {
-      last_round = writers_left.load() == 0;
-      std::vector<int> before;
-      const std::vector<int> seen =
-          ScanPublished(&h, published, &failures, &before,
-                        [](const Entry&, int, int) { return true; });
-      iterators.fetch_add(1);
-      for (int w = 0; w < kWriters; ++w) {
-        if (seen[w] != 2 * before[w]) failures.fetch_add(1);
-      }
-    }
+    iterators.store(
+        ScanWhileWriting(&h, published, writers_left, &failures,
+                         [](const Entry&, int, int) { return true; }));
   });
   for (std::thread& t : threads) t.join();
 
@@ -261,18 +274,9 @@ TEST(StripedHashConcurrentTest, ManyRunViewsBesideWritersLoseNothing) {
     });
   }
   threads.emplace_back([&] {
-    bool last_round = false;
-    while (!last_round) {
-      last_round = writers_left.load() == 0;
-      std::vector<int> before;
-      // Each published key's two first versions.
-      const std::vector<int> seen = ScanPublished(
-          &h, published, &failures, &before,
-          [](const Entry& e, int, int) { return e.value == "x"; });
-      for (int w = 0; w < kWriters; ++w) {
-        if (seen[w] != 2 * before[w]) failures.fetch_add(1);
-      }
-    }
+    // Each published key's two first versions.
+    ScanWhileWriting(&h, published, writers_left, &failures,
+                     [](const Entry& e, int, int) { return e.value == "x"; });
   });
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(failures.load(), 0);

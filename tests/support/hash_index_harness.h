@@ -74,13 +74,7 @@ class IndexHarness : public SortedViewSource, public KeyVersionsSource {
   // iterator must produce.
   std::vector<std::string> SortedMemtableKeys(
       const std::vector<Entry>& entries) const {
-    std::vector<std::string> keys;
-    for (const Entry& e : entries) keys.push_back(e.MemtableKey());
-    std::sort(keys.begin(), keys.end(),
-              [this](const std::string& a, const std::string& b) {
-                return comparator_(a.data(), b.data()) < 0;
-              });
-    return keys;
+    return SortedByComparator(comparator_, entries);
   }
 
   const MemTableRep::KeyComparator& comparator() const { return comparator_; }

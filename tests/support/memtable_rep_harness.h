@@ -67,6 +67,20 @@ inline Entry DecodeEntry(const char* encoded) {
                std::string(v, value_len)};
 }
 
+// The entries' memtable keys sorted by `comparator`: the order an iterator
+// over them must produce.
+inline std::vector<std::string> SortedByComparator(
+    const MemTableRep::KeyComparator& comparator,
+    const std::vector<Entry>& entries) {
+  std::vector<std::string> keys;
+  for (const Entry& e : entries) keys.push_back(e.MemtableKey());
+  std::sort(keys.begin(), keys.end(),
+            [&comparator](const std::string& a, const std::string& b) {
+              return comparator(a.data(), b.data()) < 0;
+            });
+  return keys;
+}
+
 class RepHarness {
  public:
   explicit RepHarness(
@@ -165,13 +179,7 @@ class RepHarness {
   // must produce.
   std::vector<std::string> SortedMemtableKeys(
       const std::vector<Entry>& entries) const {
-    std::vector<std::string> keys;
-    for (const Entry& e : entries) keys.push_back(e.MemtableKey());
-    std::sort(keys.begin(), keys.end(),
-              [this](const std::string& a, const std::string& b) {
-                return key_comparator_(a.data(), b.data()) < 0;
-              });
-    return keys;
+    return SortedByComparator(key_comparator_, entries);
   }
 
  private:

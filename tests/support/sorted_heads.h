@@ -2,6 +2,8 @@
 // memtable's sorted runs and views (over IndexHarness).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <map>
 #include <random>
@@ -133,5 +135,27 @@ inline std::vector<std::string> ExpectedHeads(
 std::string Target(const std::string& user_key, SequenceNumber seq) {
   return Entry{user_key, seq, kValueTypeForSeek, ""}.MemtableKey();
 }
+
+// A test over one kind of order, with an index and a record of what was
+// added to it.
+class SortedHeadsTest : public ::testing::TestWithParam<Order> {
+ protected:
+  SortedHeadsTest() : h_(GetParam().user, GetParam().order) {}
+
+  // Adds entries to the index and to the record of what was added.
+  std::vector<HashNode*> AddAll(const std::vector<Entry>& entries) {
+    std::vector<HashNode*> nodes;
+    for (const Entry& e : entries) {
+      HashNode* node = h_.Add(e);
+      EXPECT_NE(node, nullptr) << e.user_key << "@" << e.seq;
+      nodes.push_back(node);
+      added_.push_back(e);
+    }
+    return nodes;
+  }
+
+  IndexHarness h_;
+  std::vector<Entry> added_;
+};
 
 }  // namespace rocksdb_cuckoo::testing
