@@ -15,40 +15,13 @@
 #include "memory/arena.h"
 #include "rocksdb/slice_transform.h"
 #include "tests/support/memtable_rep_harness.h"
+#include "tests/support/sorted_heads.h"
 #include "tests/support/status_assertions.h"
 #include "tests/support/test_comparators.h"
 #include "util/cpu_topology.h"
 
 namespace rocksdb_cuckoo::testing {
 namespace {
-
-// Keys that stress the sort: many share their first 8 bytes (ties the radix
-// pass cannot split), some are shorter than 8 bytes, some are binary, some
-// are prefixes of others.
-std::vector<std::string> MakeKeys(std::mt19937_64* random, size_t n) {
-  std::set<std::string> keys;
-  while (keys.size() < n) {
-    std::string key;
-    switch ((*random)() % 4) {
-      case 0:
-        key = "samepref" + std::to_string((*random)() % (4 * n));
-        break;
-      case 1:
-        key = std::string(1 + (*random)() % 6, 'a' + (*random)() % 3);
-        break;
-      case 2:
-        for (size_t i = 0, len = 1 + (*random)() % 20; i < len; ++i) {
-          key.push_back(static_cast<char>((*random)() & 0xff));
-        }
-        break;
-      default:
-        key = "k" + std::to_string((*random)() % (4 * n));
-        break;
-    }
-    keys.insert(key);
-  }
-  return {keys.begin(), keys.end()};
-}
 
 const ValueType kEntryTypes[] = {kTypeValue,          kTypeDeletion,
                                  kTypeSingleDeletion, kTypeMerge,
