@@ -39,16 +39,14 @@ void SortedView::Compact() {
   for (size_t i = 0; i < kLevels; ++i) {
     if (levels_[i] == nullptr) continue;
     const size_t heads = levels_[i]->size();
-    // A level as large as a share of the base goes into it: merging it there
-    // copies each base head once per that many new heads.
-    if (heads * kLevelRatio >= base_->size()) {
+    const bool full = heads > LevelCapacity(i);
+    // A level as large as a share of the base goes into it (merging it there
+    // copies each base head once per that many new heads), as does the last
+    // level when full; another full level goes into the next.
+    if (heads * kLevelRatio >= base_->size() || (full && i + 1 == kLevels)) {
       base_ = std::make_shared<const SortedRun>(*base_, *levels_[i]);
-      levels_[i].reset();
+    } else if (!full) {
       continue;
-    }
-    if (heads <= LevelCapacity(i)) continue;
-    if (i + 1 == kLevels) {
-      base_ = std::make_shared<const SortedRun>(*base_, *levels_[i]);
     } else if (levels_[i + 1] == nullptr) {
       levels_[i + 1] = std::move(levels_[i]);
     } else {

@@ -63,16 +63,18 @@ bool StripedHashIterator::RenewView() {
   return true;
 }
 
-HashNode* StripedHashIterator::HeadAt(size_t run, size_t index) {
+const SortedRun::Span& StripedHashIterator::SpanAt(size_t run, size_t index) {
   SortedRun::Span& span = spans_[run];
   if (!span.Holds(index)) span = view_->run(run).SpanOf(index);
-  return span.head(index);
+  return span;
+}
+
+HashNode* StripedHashIterator::HeadAt(size_t run, size_t index) {
+  return SpanAt(run, index).head(index);
 }
 
 uint64_t StripedHashIterator::PrefixAt(size_t run, size_t index) {
-  SortedRun::Span& span = spans_[run];
-  if (!span.Holds(index)) span = view_->run(run).SpanOf(index);
-  return span.prefix(index);
+  return SpanAt(run, index).prefix(index);
 }
 
 bool StripedHashIterator::HoldsUserKey(size_t run, size_t index,

@@ -106,7 +106,10 @@ class StripedHashIterator
   // Takes the memtable's current view if entries were added since this
   // one; whether it did.
   bool RenewView();
-  // The head at position `index` (< size) of run `run`, through spans_.
+  // The chunk of run `run` holding position `index` (< size): spans_[run],
+  // loaded anew only when it moves to another chunk.
+  const SortedRun::Span& SpanAt(size_t run, size_t index);
+  // The head at position `index` (< size) of run `run`, and its prefix.
   HashNode* HeadAt(size_t run, size_t index);
   uint64_t PrefixAt(size_t run, size_t index);
   // Whether run `run`'s head at `index` holds `user_key`, whose ordered
