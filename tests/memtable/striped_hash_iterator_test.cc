@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "tests/support/hash_index_harness.h"
+#include "tests/support/seek_reference.h"
 #include "tests/support/status_assertions.h"
 
 namespace rocksdb_cuckoo::testing {
@@ -183,7 +184,6 @@ TEST(StripedHashIteratorTest, MergesTheRunsOfARenewedView) {
   EXPECT_EQ(ScanForward(iter.get()), expected);
   EXPECT_EQ(ScanBackward(iter.get()), expected);
 
-  const MemTableRep::KeyComparator& cmp = h.comparator();
   for (int i = 0; i < 400; ++i) {
     const std::string user_key =
         i % 2 == 0 ? entries[random() % entries.size()].user_key
@@ -192,48 +192,9 @@ TEST(StripedHashIteratorTest, MergesTheRunsOfARenewedView) {
         i % 3 == 0 ? seq
                    : (i % 3 == 1 ? random() % older_seq
                                  : 1000000 + random() % (seq - 1000000));
-    const std::string mkey = Target(user_key, target_seq);
-    const std::string ikey = InternalTarget(user_key, target_seq);
-    auto lower = std::partition_point(
-        expected.begin(), expected.end(),
-        [&](const std::string& k) { return cmp(k.data(), mkey.data()) < 0; });
-    iter->Seek(ikey, i % 4 == 0 ? nullptr : mkey.data());
-    if (lower == expected.end()) {
-      EXPECT_FALSE(iter->Valid());
-    } else {
-      ASSERT_TRUE(iter->Valid()) << user_key << "@" << target_seq;
-      EXPECT_EQ(MemtableKeyAt(iter->key()), *lower);
-      iter->Prev();
-      if (lower == expected.begin()) {
-        EXPECT_FALSE(iter->Valid());
-      } else {
-        ASSERT_TRUE(iter->Valid());
-        EXPECT_EQ(MemtableKeyAt(iter->key()), *(lower - 1));
-        iter->Next();
-        ASSERT_TRUE(iter->Valid());
-        EXPECT_EQ(MemtableKeyAt(iter->key()), *lower);
-      }
-    }
-    auto upper = std::partition_point(
-        expected.begin(), expected.end(),
-        [&](const std::string& k) { return cmp(k.data(), mkey.data()) <= 0; });
-    iter->SeekForPrev(ikey, i % 4 == 0 ? nullptr : mkey.data());
-    if (upper == expected.begin()) {
-      EXPECT_FALSE(iter->Valid());
-    } else {
-      ASSERT_TRUE(iter->Valid()) << user_key << "@" << target_seq;
-      EXPECT_EQ(MemtableKeyAt(iter->key()), *(upper - 1));
-      iter->Next();
-      if (upper == expected.end()) {
-        EXPECT_FALSE(iter->Valid());
-      } else {
-        ASSERT_TRUE(iter->Valid());
-        EXPECT_EQ(MemtableKeyAt(iter->key()), *upper);
-        iter->Prev();
-        ASSERT_TRUE(iter->Valid());
-        EXPECT_EQ(MemtableKeyAt(iter->key()), *(upper - 1));
-      }
-    }
+    ASSERT_NO_FATAL_FAILURE(ExpectSeeksAsInReference(
+        iter.get(), expected, h.comparator(),
+        {user_key, target_seq, kValueTypeForSeek, ""}, i % 4 != 0));
   }
 }
 

@@ -15,6 +15,7 @@
 #include "memory/arena.h"
 #include "rocksdb/slice_transform.h"
 #include "tests/support/memtable_rep_harness.h"
+#include "tests/support/seek_reference.h"
 #include "tests/support/sorted_heads.h"
 #include "tests/support/status_assertions.h"
 #include "tests/support/test_comparators.h"
@@ -298,56 +299,14 @@ void ExpectSeeksMatchReference(RepHarness* h, const std::vector<Entry>& entries,
                                const std::vector<std::string>& probes,
                                std::mt19937_64* random, size_t count) {
   const std::vector<std::string> expected = h->SortedMemtableKeys(entries);
-  const MemTableRep::KeyComparator& cmp = h->comparator();
   std::unique_ptr<MemTableRep::Iterator> iter(h->rep()->GetIterator());
   for (size_t i = 0; i < count; ++i) {
     const bool existing = i % 2 == 0;
     Entry target{existing ? entries[(*random)() % entries.size()].user_key
                           : probes[(*random)() % probes.size()],
                  (*random)() % (entries.size() + 2), kValueTypeForSeek, ""};
-    const std::string mkey = target.MemtableKey();
-    const std::string ikey = target.InternalKey();
-    const bool pass_memtable_key = i % 3 != 0;
-
-    auto lower = std::partition_point(
-        expected.begin(), expected.end(),
-        [&](const std::string& k) { return cmp(k.data(), mkey.data()) < 0; });
-    iter->Seek(ikey, pass_memtable_key ? mkey.data() : nullptr);
-    if (lower == expected.end()) {
-      EXPECT_FALSE(iter->Valid());
-    } else {
-      ASSERT_TRUE(iter->Valid());
-      EXPECT_EQ(MemtableKeyAt(iter->key()), *lower);
-      // Step both ways from the seek position.
-      iter->Next();
-      if (lower + 1 == expected.end()) {
-        EXPECT_FALSE(iter->Valid());
-      } else {
-        ASSERT_TRUE(iter->Valid());
-        EXPECT_EQ(MemtableKeyAt(iter->key()), *(lower + 1));
-        iter->Prev();
-        ASSERT_TRUE(iter->Valid());
-        EXPECT_EQ(MemtableKeyAt(iter->key()), *lower);
-      }
-    }
-
-    auto upper = std::partition_point(
-        expected.begin(), expected.end(),
-        [&](const std::string& k) { return cmp(k.data(), mkey.data()) <= 0; });
-    iter->SeekForPrev(ikey, pass_memtable_key ? mkey.data() : nullptr);
-    if (upper == expected.begin()) {
-      EXPECT_FALSE(iter->Valid());
-    } else {
-      ASSERT_TRUE(iter->Valid());
-      EXPECT_EQ(MemtableKeyAt(iter->key()), *(upper - 1));
-      iter->Prev();
-      if (upper - 1 == expected.begin()) {
-        EXPECT_FALSE(iter->Valid());
-      } else {
-        ASSERT_TRUE(iter->Valid());
-        EXPECT_EQ(MemtableKeyAt(iter->key()), *(upper - 2));
-      }
-    }
+    ASSERT_NO_FATAL_FAILURE(ExpectSeeksAsInReference(
+        iter.get(), expected, h->comparator(), target, i % 3 != 0));
   }
 }
 
