@@ -576,6 +576,11 @@ inline bool SameKey(const Slice& a, const Slice& b) {
 
 constexpr uint64_t kNoCandidate = UINT64_MAX;
 constexpr uint64_t kDamagedCandidate = UINT64_MAX - 1;
+constexpr uint64_t kAbsentCandidate = UINT64_MAX - 2;
+// Whether a candidate is an entry's offset, not one of the markers above.
+inline bool IsEntryOffset(uint64_t candidate) {
+  return candidate < kAbsentCandidate;
+}
 
 struct CuckooHashTableReader::Rep::Lookup {
   Lookup() = default;
@@ -586,8 +591,10 @@ struct CuckooHashTableReader::Rep::Lookup {
   KeyLocation at;
   // Whether reads pass the chunk verifiers (MustVerify()).
   bool verify = false;
-  // Set by FindCandidate(): the entry the fingerprints point at first,
-  // kNoCandidate, or kDamagedCandidate (with `damage` saying why).
+  // Set by FindCandidate(): the entry the fingerprints point at first;
+  // kAbsentCandidate when they rule the key out of the file; kNoCandidate
+  // when only the stash may hold it; or kDamagedCandidate (with `damage`
+  // saying why).
   uint64_t candidate = kNoCandidate;
   bool fingerprint_seen = false;
   // On kFound: the first of user_key's versions.
@@ -715,8 +722,15 @@ void CuckooHashTableReader::Rep::FindCandidate(Lookup* lookup) const {
     }
     matches = MatchFingerprint(FingerprintsAt(bucket), at.fingerprint);
   }
-  lookup->candidate =
-      matches.empty() ? kNoCandidate : EntryOffset(bucket, matches.Lowest());
+  if (!matches.empty()) {
+    lookup->candidate = EntryOffset(bucket, matches.Lowest());
+  } else if (check == lookup->verify && !IsFull(FingerprintsAt(bucket))) {
+    // The format's invariant: the key would be in this bucket, not in the
+    // next one or the stash. Most misses end here, without a second look,
+    // unless the buckets read are yet to be verified: a damaged fingerprint
+    // must not hide a key.
+    lookup->candidate = kAbsentCandidate;
+  }
 }
 
 inline uint64_t CuckooHashTableReader::Rep::EntryOffset(uint64_t bucket,
@@ -734,7 +748,8 @@ CuckooHashTableReader::Rep::Probe CuckooHashTableReader::Rep::FindUserKey(
   // The full probe covers the rest: absent keys, fingerprint collisions and
   // the stash. Damage, or a failed read, is answered where it is met.
   if (lookup->candidate == kDamagedCandidate) return Probe::kDamaged;
-  if (lookup->candidate != kNoCandidate) {
+  if (lookup->candidate == kAbsentCandidate) return Probe::kNoFingerprint;
+  if (IsEntryOffset(lookup->candidate)) {
     const Match match = KeyAt(lookup->candidate, lookup);
     if (match != Match::kOther) return ProbeOf(match);
   }
@@ -896,7 +911,7 @@ void CuckooHashTableReader::Rep::MultiGet(const ReadOptions& read_options,
     // likely entry of each key without waiting for it.
     for (size_t k = 0; k < n; k++) {
       FindCandidate(&lookups[k]);
-      if (lookups[k].candidate < kDamagedCandidate) {
+      if (IsEntryOffset(lookups[k].candidate)) {
         PrefetchKeyOf(data_ + lookups[k].candidate);
       }
     }

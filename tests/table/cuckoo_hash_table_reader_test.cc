@@ -15,7 +15,9 @@
 #include <random>
 
 #include "db/range_tombstone_fragmenter.h"
+#include "table/cuckoo_hash_table_format.h"
 #include "tests/support/cuckoo_hash_table_fixture.h"
+#include "tests/support/db_test_helpers.h"
 #include "tests/support/status_assertions.h"
 
 namespace rocksdb_cuckoo::testing {
@@ -147,6 +149,43 @@ TEST_P(CuckooHashTableReaderTest, SlotOrderLookupsStopAtTheirEntry) {
     ASSERT_OK(visible.status);
     EXPECT_EQ(visible.state,
               i % 2 == 0 ? GetContext::kFound : GetContext::kMerge);
+  }
+}
+
+// In a file of fixed slots a hit trusts its entry without checking the
+// bucket that pointed there, but a miss may only be answered from verified
+// fingerprints: a damaged fingerprint must not hide its key, whether the
+// file is mapped or loaded.
+TEST_P(CuckooHashTableReaderTest, DamagedFingerprintNeverHidesItsKey) {
+  auto h = Harness();
+  constexpr int kKeys = 2000;
+  Entries entries;
+  for (int i = 0; i < kKeys; i++) {
+    entries.emplace_back(InternalKeyOf(NumberedKey(i), 0, kTypeValue),
+                         std::string(20, static_cast<char>('a' + i % 26)));
+  }
+  ASSERT_OK(h->Build(entries));
+  const std::string pristine = ReadWholeFile(h->path());
+  Layout layout;
+  ASSERT_OK(layout.DecodeFromFile(pristine));
+  ASSERT_TRUE(layout.fixed_slots());
+  for (int i = 0; i < kKeys; i += 97) {
+    const std::string key = NumberedKey(i);
+    SCOPED_TRACE(key);
+    // Slot s's entry starts at s x the entry size, with the key first.
+    const size_t at = pristine.find(key);
+    ASSERT_LT(at, layout.data_size);
+    ASSERT_EQ(at % layout.slot_entry_size, 0u);
+    const uint64_t slot = at / layout.slot_entry_size;
+    std::string damaged = pristine;
+    damaged[layout.buckets_offset +
+            slot / kSlotsPerBucket * layout.bucket_stride() +
+            slot % kSlotsPerBucket * sizeof(uint16_t)] ^= 0x10;
+    ASSERT_TRUE(WriteWholeFile(h->path(), damaged));
+    ASSERT_OK(h->Open());
+    const auto r = h->Get(key);
+    EXPECT_TRUE(r.status.IsCorruption())
+        << r.status.ToString() << ", state " << static_cast<int>(r.state);
   }
 }
 
