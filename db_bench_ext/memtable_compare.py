@@ -18,6 +18,12 @@ Workloads, all on a memtable that is never flushed while measured:
   flush    fillrandom of --scan_num entries, memstats (memory per entry of a
            ~64 MiB memtable), then flush: the flush job's time from the DB's
            LOG (flush_started to flush_finished), compression off.
+  multiget fillseq of --num keys into a large write buffer, then
+           multireadrandom in batches of 32 (--reads lookups, all hits, one
+           thread): DB::MultiGet from the memtable only, through RocksDB
+           11.1+'s batched MemTableRep::MultiGet
+           (memtable_batch_lookup_optimization) where the db_bench has it,
+           else one memtable lookup per key.
   merge    mergerandom of --merge_num 8-byte uint64add operands over
            --merge_keys keys with max_successive_merges=5: on every Merge
            RocksDB counts the key's newest operands in the memtable.
@@ -222,6 +228,14 @@ def large_buffer(num_entries, args):
 EMPTY_GET_ROW = "readrandom, empty memtable (DB::Get's own cost)"
 
 
+def batch_lookup_flags(args):
+    """The flag that turns on MemTableRep::MultiGet, if this db_bench has it."""
+    flag = "memtable_batch_lookup_optimization"
+    help_text = subprocess.run([args.db_bench, "--help"], capture_output=True,
+                               text=True).stdout
+    return [f"--{flag}=true"] if f"-{flag} " in help_text else []
+
+
 def get_row(args):
     return f"readrandom, memtable only ({args.num} keys)"
 
@@ -255,6 +269,23 @@ def workload_runs(args):
                      True, lambda rep: (get.empty[rep], None), None, ""))
         runs.append((f"memory per entry ({args.num} keys)", "bytes", False,
                      lambda rep: (get.memory[rep], None), MEMORY_TARGET, ""))
+    if "multiget" in names:
+        batched = batch_lookup_flags(args)
+
+        def multiget(rep):
+            out, _, err = run_db_bench(
+                args, rep, "fillseq,multireadrandom",
+                [f"--num={args.num}", f"--reads={args.reads}", "--threads=1",
+                 "--multiread_batched=1", "--batch_size=32", *batched] +
+                large_buffer(args.num, args))
+            value, line = ops_per_sec(out, "multireadrandom")
+            found = re.search(r"\((\d+) of (\d+) found\)", line)
+            if not found or found.group(1) != found.group(2):
+                sys.exit(f"{rep}: multireadrandom did not find every key: {line}")
+            return value, striped_stats(err)
+        runs.append((f"multireadrandom batch 32, memtable only ({args.num} keys"
+                     f"{', batched memtable lookups' if batched else ''})",
+                     "ops/s", True, multiget, None, ""))
     if "insert" in names:
         for threads in [int(t) for t in args.insert_threads.split(",")]:
             def insert(rep, threads=threads):
