@@ -687,11 +687,14 @@ inline void CuckooHashTableReader::Rep::PrefetchPreferredEntries(
 // The lines holding the key: where the entry starts and, when the layout
 // gives the key's size (slot entries of format 3), where the key ends. An
 // entry rarely starts on a line boundary, so a key can end on the next
-// line, which would otherwise be a second, serial miss.
+// line, which would otherwise be a second, serial miss. Non-temporal: an
+// entry is read once per lookup (most of them for a key not there at all),
+// and should not push the fingerprints, which every lookup reads, out of the
+// last-level cache.
 inline void CuckooHashTableReader::Rep::PrefetchKeyOf(const char* entry) const {
-  __builtin_prefetch(entry);
+  __builtin_prefetch(entry, 0, 0);
   if (layout_.slot_key_size > 0) {
-    __builtin_prefetch(entry + layout_.slot_key_size - 1);
+    __builtin_prefetch(entry + layout_.slot_key_size - 1, 0, 0);
   }
 }
 
