@@ -5,23 +5,25 @@
 //
 // Built from the hash index (every key), from new entries alone, or from an
 // older run with new entries or a newer run merged in. Never changed once
-// built: views share runs, and runs share their parts.
+// built: views share runs.
 //
-// The heads are kept in chunks of at most kChunkHeads, and the chunks in
-// groups of at most kGroupChunks; runs share both. Merging a few heads into
-// a run copies only the chunks they land in, the groups holding those, and
-// the list of groups: a merge takes a reference to each group and to each
-// chunk of the groups it rebuilds, not one to every chunk (each a likely
-// cache miss).
+// A run is two flat arrays, its heads and their ordered key prefixes. The
+// view merges runs of similar sizes (a level into the next, ratio 8), so a
+// merge rewrites most of its base anyway: one linear pass over both arrays,
+// comparing prefixes, costs a few nanoseconds per head, where locating each
+// new head by a search and sharing the untouched parts of the base cost
+// several times that.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "memtable/hash_node.h"
 #include "memtable/hash_slot_index.h"
 #include "rocksdb/memtablerep.h"
+#include "util/large_buffer.h"
 
 namespace rocksdb_cuckoo {
 
@@ -35,8 +37,6 @@ enum class KeyOrder {
 class SortedRun {
  public:
   using KeyComparator = ROCKSDB_NAMESPACE::MemTableRep::KeyComparator;
-  static constexpr size_t kChunkHeads = 256;
-  static constexpr size_t kGroupChunks = 16;
 
   // An empty run.
   SortedRun(const KeyComparator& comparator, KeyOrder order);
@@ -58,22 +58,12 @@ class SortedRun {
   KeyOrder order() const { return order_; }
   const KeyComparator& comparator() const { return comparator_; }
 
-  // Positions [begin, end) of the run, whose heads are heads[0, end -
-  // begin): the chunk holding a position, for reading its neighbours
-  // without another lookup.
-  struct Span {
-    HashNode* const* heads = nullptr;
-    const uint64_t* prefixes = nullptr;  // null with KeyOrder::kOther
-    size_t begin = 0;
-    size_t end = 0;
-    bool Holds(size_t i) const { return i >= begin && i < end; }
-    HashNode* head(size_t i) const { return heads[i - begin]; }
-    uint64_t prefix(size_t i) const {
-      return prefixes != nullptr ? prefixes[i - begin] : 0;
-    }
-  };
   // Requires i < size().
-  Span SpanOf(size_t i) const;
+  HashNode* head(size_t i) const { return heads_[i]; }
+  // head(i)'s ordered prefix (0 with KeyOrder::kOther).
+  uint64_t prefix(size_t i) const {
+    return prefixes_ != nullptr ? prefixes_[i] : 0;
+  }
 
   // First position whose head is >= / > a length-prefixed internal key.
   size_t LowerBound(const char* memtable_key) const {
@@ -87,100 +77,30 @@ class SortedRun {
   uint64_t PrefixOf(const char* memtable_key) const;
 
  private:
-  struct Chunk;
-  struct Group;
-  using ChunkPtr = std::shared_ptr<const Chunk>;
-  using GroupPtr = std::shared_ptr<const Group>;
-  // A chunk and its last head's prefix, which a group keeps beside it: a
-  // group rebuilt around a few new chunks takes the others' from the group
-  // it replaces instead of reading them from the chunks.
-  struct ChunkRef {
-    ChunkPtr chunk;
-    uint64_t last_prefix;
-  };
-  // A chunk with a copy of heads[0, n) and their prefixes (none for
-  // KeyOrder::kOther).
-  ChunkPtr NewChunk(HashNode* const* heads, const uint64_t* prefixes,
-                    size_t n) const;
-  // Appends heads[0, n) to *out as chunks of at most kChunkHeads, evenly
-  // filled.
-  void MakeChunks(HashNode* const* heads, const uint64_t* prefixes, size_t n,
-                  std::vector<ChunkRef>* out) const;
-  // Appends `chunks` as groups of at most kGroupChunks, evenly filled.
-  void AppendGroups(const std::vector<ChunkRef>& chunks);
-  void AppendGroup(GroupPtr group);
-  // This run as `base` with sorted heads (one per user key, with their
-  // prefixes) merged in.
-  void MergeSorted(const SortedRun& base, std::vector<HashNode*> heads,
-                   std::vector<uint64_t> prefixes);
-  // A run merged from `base` and new heads in three phases:
-  // 1. SortNewestPerKey: the added heads sorted, the newest of each user key
-  //    kept.
-  // 2. RouteToChunks: each added head's target, the first chunk of `base`
-  //    whose last head does not sort before it (the last chunk if none); a
-  //    head whose user key `base` holds in a newer head is dropped (that
-  //    head's chain holds it).
-  //    SortNewestPerKey is skipped for a newer run's heads (sorted already).
-  // 3. RebuildTargetedGroups: the targeted chunks, and the groups holding
-  //    them, rebuilt with their added heads merged in; every other chunk and
-  //    group is shared with `base`.
-  struct Target {
-    size_t group;
-    size_t chunk;
-  };
+  // Room for `capacity` heads, and their prefixes unless the order has none.
+  void Allocate(size_t capacity);
+  // This run as `base` with heads[0, n) (sorted, one per user key, with
+  // their prefixes unless the order has none) merged in. Of a user key in
+  // both, the head that sorts first stays: the newest.
+  void Merge(const SortedRun& base, HashNode* const* heads,
+             const uint64_t* prefixes, size_t n);
+  // Sorts `added` into the memtable's order, keeping the newest entry of
+  // each user key, and fills *prefixes with theirs (none for kOther).
   void SortNewestPerKey(std::vector<HashNode*>* added,
                         std::vector<uint64_t>* prefixes) const;
-  void RouteToChunks(const SortedRun& base, std::vector<HashNode*>* added,
-                     std::vector<uint64_t>* prefixes,
-                     std::vector<Target>* targets) const;
-  void RebuildTargetedGroups(const SortedRun& base,
-                             const std::vector<HashNode*>& added,
-                             const std::vector<uint64_t>& prefixes,
-                             const std::vector<Target>& targets);
-  // Appends to *out what `chunk` becomes with added[begin, end) (sorted,
-  // one head per user key, each routed to this chunk) merged in.
-  void MergeIntoChunk(const Chunk& chunk, const std::vector<HashNode*>& added,
-                      const std::vector<uint64_t>& prefixes, size_t begin,
-                      size_t end, std::vector<ChunkRef>* out) const;
-  // Whether heads a and b (with their prefixes) hold the same user key;
-  // differing prefixes settle it without reading the entries.
-  bool SameKey(const HashNode* a, uint64_t a_prefix, const HashNode* b,
-               uint64_t b_prefix) const;
   // Whether `head`, whose prefix is `prefix`, sorts before memtable_key
   // (whose prefix is key_prefix), or also when equal (`upper`).
   bool Before(const HashNode* head, uint64_t prefix, const char* memtable_key,
               uint64_t key_prefix, bool upper) const;
-  // How a search probes a sorted range: halving it, or galloping (1, 2, 4,
-  // ... past its start, then halving the last step). A merge's heads are
-  // sorted, so each lands near the one before: galloping from there costs
-  // about log(distance) comparisons instead of log(size).
-  enum class Probe { kHalving, kGalloping };
-  // The first of `count` ordered runs from `from` on whose last head is not
-  // Before memtable_key (`count` if none); run i ends with last_head(i),
-  // whose prefix is last_prefixes[i]. Heads are read only when prefixes tie.
-  template <typename LastHead>
-  size_t FirstRunAtOrAfter(size_t from, size_t count,
-                           const uint64_t* last_prefixes,
-                           const LastHead& last_head, const char* memtable_key,
-                           uint64_t key_prefix, bool upper, Probe probe) const;
-  size_t FirstGroupAtOrAfter(size_t from, const char* memtable_key,
-                             uint64_t key_prefix, bool upper,
-                             Probe probe) const;
-  size_t FirstChunkAtOrAfter(const Group& group, size_t from,
-                             const char* memtable_key, uint64_t key_prefix,
-                             bool upper, Probe probe) const;
   // First position whose head is > (upper) or >= memtable_key.
   size_t Search(const char* memtable_key, bool upper) const;
-  // First of chunk's positions from `from` on whose head is not Before
-  // memtable_key.
-  size_t SearchChunk(const Chunk& chunk, size_t from, const char* memtable_key,
-                     uint64_t key_prefix, bool upper, Probe probe) const;
 
-  std::vector<GroupPtr> groups_;
-  // Per group: the run position of its first head, and its last head's
-  // prefix (searches pick the group from these without reading it).
-  std::vector<size_t> starts_;
-  std::vector<uint64_t> last_prefixes_;
+  // Holds heads_ and prefixes_ (null while the run is empty). Large runs
+  // are mapped with huge pages: a merge writes each page once, and faults
+  // in 2 MiB pages cost far less than in 4 KiB ones.
+  std::unique_ptr<LargeBuffer> storage_;
+  HashNode** heads_ = nullptr;
+  uint64_t* prefixes_ = nullptr;  // null with KeyOrder::kOther
   size_t size_ = 0;
   const KeyComparator& comparator_;
   const KeyOrder order_;

@@ -12,14 +12,14 @@
 // sequence number grows later (Iterator::Refresh, tailing iterators) asks its
 // SortedViewSource for a view again.
 //
-// Why runs: merging new entries into one large run copies a chunk of it per
-// entry (a few KiB each), and with a writer running flat out every new
-// iterator brings a hundred entries or more. A renewal merges them into the
-// newest run, which is small; a run that grows past its level's capacity is
-// merged into the next older one, whose capacity is kLevelRatio times larger,
-// and the oldest level into the base run once it holds 1/kLevelRatio of it.
-// Each entry is thus copied a few times over its life, a few dozen bytes
-// each, and a seek searches at most kMaxRuns runs.
+// Why runs: merging new entries into one large run copies all of it, and
+// with a writer running flat out every new iterator brings dozens of
+// entries. A renewal merges them into the newest run, which is small; a run
+// that grows past its level's capacity is merged into the next older one,
+// whose capacity is kLevelRatio times larger, and the oldest level into the
+// base run once it holds 1/kLevelRatio of it. Each entry is thus copied a
+// few dozen times over its life, 16 bytes each, and a seek searches at most
+// kMaxRuns runs.
 #pragma once
 
 #include <cstddef>
@@ -39,7 +39,7 @@ class SortedView {
   // Levels above the base run, each kLevelRatio times the capacity of the
   // one before; the first holds kFirstLevelHeads.
   static constexpr size_t kLevels = 4;
-  static constexpr size_t kFirstLevelHeads = SortedRun::kChunkHeads;
+  static constexpr size_t kFirstLevelHeads = 256;
   static constexpr size_t kLevelRatio = 8;
   static constexpr size_t kMaxRuns = kLevels + 1;
 

@@ -59,22 +59,7 @@ bool StripedHashIterator::RenewView() {
   std::shared_ptr<const SortedView> view = source_->Renewed(view_);
   if (view == view_) return false;
   view_ = std::move(view);
-  for (SortedRun::Span& span : spans_) span = SortedRun::Span();
   return true;
-}
-
-const SortedRun::Span& StripedHashIterator::SpanAt(size_t run, size_t index) {
-  SortedRun::Span& span = spans_[run];
-  if (!span.Holds(index)) span = view_->run(run).SpanOf(index);
-  return span;
-}
-
-HashNode* StripedHashIterator::HeadAt(size_t run, size_t index) {
-  return SpanAt(run, index).head(index);
-}
-
-uint64_t StripedHashIterator::PrefixAt(size_t run, size_t index) {
-  return SpanAt(run, index).prefix(index);
 }
 
 bool StripedHashIterator::HoldsUserKey(size_t run, size_t index,
@@ -84,16 +69,15 @@ bool StripedHashIterator::HoldsUserKey(size_t run, size_t index,
 }
 
 void StripedHashIterator::PrefetchAhead(size_t run, size_t index) {
-  // Within the chunk: the next one's heads are a lookup away.
-  const SortedRun::Span& span = spans_[run];
-  if (!span.Holds(index + kPrefetchDistance)) return;
+  const SortedRun& heads = view_->run(run);
+  if (index + kPrefetchDistance >= heads.size()) return;
   const char* ahead =
-      reinterpret_cast<const char*>(span.head(index + kPrefetchDistance));
+      reinterpret_cast<const char*>(heads.head(index + kPrefetchDistance));
   __builtin_prefetch(ahead);
   __builtin_prefetch(ahead + 64);
   // Older versions hang off the heads; by now the head half as far ahead
   // has arrived, so its chain's next entry can be fetched too.
-  const HashNode* nearer = span.head(index + kPrefetchDistance / 2);
+  const HashNode* nearer = heads.head(index + kPrefetchDistance / 2);
   __builtin_prefetch(nearer->next.load(std::memory_order_relaxed));
 }
 

@@ -106,12 +106,13 @@ class StripedHashIterator
   // Takes the memtable's current view if entries were added since this
   // one; whether it did.
   bool RenewView();
-  // The chunk of run `run` holding position `index` (< size): spans_[run],
-  // loaded anew only when it moves to another chunk.
-  const SortedRun::Span& SpanAt(size_t run, size_t index);
   // The head at position `index` (< size) of run `run`, and its prefix.
-  HashNode* HeadAt(size_t run, size_t index);
-  uint64_t PrefixAt(size_t run, size_t index);
+  HashNode* HeadAt(size_t run, size_t index) const {
+    return view_->run(run).head(index);
+  }
+  uint64_t PrefixAt(size_t run, size_t index) const {
+    return view_->run(run).prefix(index);
+  }
   // Whether run `run`'s head at `index` holds `user_key`, whose ordered
   // prefix is `prefix`: the prefix rules most heads out unread.
   bool HoldsUserKey(size_t run, size_t index,
@@ -158,8 +159,6 @@ class StripedHashIterator
   std::shared_ptr<const SortedView> view_;
   const KeyComparator& comparator_;
   Position pos_;
-  // Per run: the chunk last read.
-  SortedRun::Span spans_[SortedView::kMaxRuns];
   HashNode* node_ = nullptr;  // current entry; null when invalid
   std::string scratch_;       // encoded seek target
 };

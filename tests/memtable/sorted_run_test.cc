@@ -1,9 +1,8 @@
 // SortedRun on its own, over a HashSlotIndex: the newest entry of each user
 // key in the comparator's order (bytewise and reverse bytewise through their
 // prefixes, any other order through the comparator alone), LowerBound,
-// UpperBound and SpanOf, and runs merged from a base and the entries added
-// since (or a newer run of them), which must equal a full sort and share the
-// chunks they leave alone.
+// UpperBound and head/prefix, and runs merged from a base and the entries
+// added since (or a newer run of them), which must equal a full sort.
 #include "memtable/sorted_run.h"
 
 #include <gtest/gtest.h>
@@ -12,7 +11,6 @@
 #include <map>
 #include <memory>
 #include <random>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,17 +30,6 @@ size_t CountBefore(const IndexHarness& h, const std::vector<HashNode*>& heads,
     n += (c < 0 || (or_equal && c == 0)) ? 1 : 0;
   }
   return n;
-}
-
-// The heads pointer of every chunk of the view, in order.
-std::vector<HashNode* const*> ChunksOf(const SortedRun& view) {
-  std::vector<HashNode* const*> chunks;
-  for (size_t i = 0; i < view.size();) {
-    const SortedRun::Span span = view.SpanOf(i);
-    chunks.push_back(span.heads);
-    i = span.end;
-  }
-  return chunks;
 }
 
 using SortedRunTest = SortedHeadsTest;
@@ -77,12 +64,7 @@ TEST_P(SortedRunTest, OneKeyHoldsItsNewestVersionOnly) {
           {"k", 5, kTypeDeletion, ""}});
   auto view = h_.SortRun();
   ASSERT_EQ(view->size(), 1u);
-  const SortedRun::Span span = view->SpanOf(0);
-  EXPECT_EQ(span.begin, 0u);
-  EXPECT_EQ(span.end, 1u);
-  EXPECT_TRUE(span.Holds(0));
-  EXPECT_FALSE(span.Holds(1));
-  EXPECT_EQ(Describe({span.head(0)}), std::vector<std::string>{"k@9"});
+  EXPECT_EQ(Describe({view->head(0)}), std::vector<std::string>{"k@9"});
   // Versions of one key order by sequence number, newest first.
   EXPECT_EQ(view->LowerBound(Target("k", 10).data()), 0u);
   EXPECT_EQ(view->UpperBound(Target("k", 10).data()), 0u);
@@ -141,32 +123,6 @@ TEST_P(SortedRunTest, BoundsCountTheHeadsBeforeATarget) {
               CountBefore(h_, heads, target, true))
         << key;
   }
-}
-
-TEST_P(SortedRunTest, SpansTileTheViewInChunks) {
-  std::mt19937_64 random(4);
-  SequenceNumber seq = 1;
-  AddAll(MakeEntries(&random, MakeKeys(&random, 5000), &seq));
-  auto view = h_.SortRun();
-  const std::vector<HashNode*> heads = HeadsOf(*view);
-  size_t next_begin = 0;
-  size_t chunks = 0;
-  for (size_t i = 0; i < view->size(); ++i) {
-    const SortedRun::Span span = view->SpanOf(i);
-    ASSERT_TRUE(span.Holds(i)) << i;
-    ASSERT_EQ(span.head(i), heads[i]) << i;
-    if (span.begin == i) {
-      // A chunk starts where the one before ended.
-      ASSERT_EQ(span.begin, next_begin);
-      ASSERT_GT(span.end, span.begin);
-      ASSERT_LE(span.end - span.begin, SortedRun::kChunkHeads);
-      next_begin = span.end;
-      ++chunks;
-    }
-  }
-  EXPECT_EQ(next_begin, view->size());
-  EXPECT_GE(chunks,
-            (5000 + SortedRun::kChunkHeads - 1) / SortedRun::kChunkHeads);
 }
 
 TEST_P(SortedRunTest, EachUserKeyKeepsItsNewestHeadThroughRenewals) {
@@ -255,10 +211,10 @@ TEST_P(SortedRunTest, MergingANewerRunEqualsAFullSort) {
             Describe(HeadsOf(newer)));
 }
 
-TEST_P(SortedRunTest, ManyKeysIntoOneChunkSplitIt) {
+TEST_P(SortedRunTest, ManyKeysBetweenTwoHeadsOfTheBase) {
   // No key of the base sorts between any two "k5000/<i>" (right after
   // "k5000" bytewise, right before it reversed, after every 5-byte key by
-  // length), so all 600 land in one chunk of the base.
+  // length): 600 new heads go in at one place.
   std::vector<Entry> base_entries;
   for (int i = 0; i < 2000; ++i) {
     base_entries.push_back({"k" + std::to_string(4000 + i),
@@ -275,40 +231,30 @@ TEST_P(SortedRunTest, ManyKeysIntoOneChunkSplitIt) {
   SortedRun renewed(*base, AddAll(entries));
   EXPECT_EQ(renewed.size(), 2600u);
   EXPECT_EQ(Describe(HeadsOf(renewed)), ExpectedHeads(h_, added_));
-  // 850 heads in place of one chunk's 250: at least four chunks.
-  EXPECT_GE(ChunksOf(renewed).size(), ChunksOf(*base).size() + 3);
-  size_t next_begin = 0;
-  while (next_begin < renewed.size()) {
-    const SortedRun::Span span = renewed.SpanOf(next_begin);
-    ASSERT_LE(span.end - span.begin, SortedRun::kChunkHeads);
-    next_begin = span.end;
+  // Each head's prefix is its key's, as searches and merges read it.
+  for (size_t i = 0; i < renewed.size(); ++i) {
+    ASSERT_EQ(renewed.prefix(i), renewed.PrefixOf(renewed.head(i)->entry()))
+        << i;
   }
 }
 
-TEST_P(SortedRunTest, RenewalSharesTheChunksItLeavesAlone) {
+TEST_P(SortedRunTest, MergingLeavesBothRunsAsTheyWere) {
   std::mt19937_64 random(6);
   SequenceNumber seq = 1;
   AddAll(MakeEntries(&random, MakeKeys(&random, 5000), &seq));
   auto base = h_.SortRun();
-  const std::vector<HashNode* const*> base_chunks = ChunksOf(*base);
-  ASSERT_GT(base_chunks.size(), SortedRun::kGroupChunks);
   const std::vector<std::string> base_heads = Describe(HeadsOf(*base));
+  const SortedRun empty(h_.comparator(), GetParam().order);
+  const SortedRun newer(empty, AddAll({{"new key", seq++, kTypeValue, ""}}));
+  const std::vector<std::string> newer_heads = Describe(HeadsOf(newer));
 
-  // Nothing added: every chunk is the base's.
-  SortedRun same(*base, {});
-  EXPECT_EQ(ChunksOf(same), base_chunks);
-
-  // One new key: one chunk is copied with it, the others are shared.
-  SortedRun renewed(*base, AddAll({{"new key", seq++, kTypeValue, ""}}));
-  EXPECT_EQ(Describe(HeadsOf(renewed)), ExpectedHeads(h_, added_));
-  const std::vector<HashNode* const*> chunks = ChunksOf(renewed);
-  ASSERT_EQ(chunks.size(), base_chunks.size());
-  const std::set<HashNode* const*> shared(base_chunks.begin(),
-                                          base_chunks.end());
-  size_t copied = 0;
-  for (HashNode* const* chunk : chunks) copied += shared.count(chunk) == 0;
-  EXPECT_EQ(copied, 1u);
+  // Nothing added: the same heads.
+  EXPECT_EQ(Describe(HeadsOf(SortedRun(*base, {}))), base_heads);
+  const SortedRun merged(*base, newer);
+  EXPECT_EQ(merged.size(), base->size() + 1);
+  EXPECT_EQ(Describe(HeadsOf(merged)), ExpectedHeads(h_, added_));
   EXPECT_EQ(Describe(HeadsOf(*base)), base_heads);
+  EXPECT_EQ(Describe(HeadsOf(newer)), newer_heads);
 }
 
 INSTANTIATE_TEST_SUITE_P(Orders, SortedRunTest, ::testing::ValuesIn(Orders()),

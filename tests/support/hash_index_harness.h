@@ -96,7 +96,7 @@ class IndexHarness : public SortedViewSource, public KeyVersionsSource {
 inline std::vector<HashNode*> HeadsOf(const SortedRun& run) {
   std::vector<HashNode*> heads;
   for (size_t i = 0; i < run.size(); ++i) {
-    heads.push_back(run.SpanOf(i).head(i));
+    heads.push_back(run.head(i));
   }
   return heads;
 }
