@@ -35,7 +35,10 @@ Workloads, all on a memtable that is never flushed while measured:
            same work for both memtables), then flat out, where the faster
            writer also leaves more files to seek through and less CPU to
            the reader on a small machine, so its write rate is a row too.
-           The one workload here where memtables are flushed.
+           The one workload here where memtables are flushed. Then flat out
+           once more into one 4 GiB memtable that never flushes: the seeks
+           reach only the memtable, the same for both (ours holds the more
+           entries, written 3-4x as fast).
 scan and flush run in separate processes so that the flush cannot reuse the
 sorted view the scan built.
 
@@ -340,12 +343,12 @@ def workload_runs(args):
                      merge,
                      None, ""))
     if "seekwrite" in names:
-        def seekwrite(rep, rate):
+        def seekwrite(rep, rate, write_buffer_size=64 << 20):
             out, _, err = run_db_bench(
                 args, rep, "seekrandomwhilewriting",
                 [f"--num={2 * args.num}", f"--duration={args.seekwrite_seconds}",
                  "--seek_nexts=10", "--threads=1",
-                 f"--write_buffer_size={64 << 20}",
+                 f"--write_buffer_size={write_buffer_size}",
                  "--disable_auto_compactions=0", "--statistics=1",
                  f"--benchmark_write_rate_limit={rate}"])
             seeks, line = ops_per_sec(out, "seekrandomwhilewriting")
@@ -353,9 +356,11 @@ def workload_runs(args):
             seconds = re.search(r"([\d.]+) seconds", line)
             if not written or not seconds:
                 sys.exit(f"{rep}: no write count in db_bench output:\n{out[-2000:]}")
-            seekwrite.writes[rep] = int(written.group(1)) / float(seconds.group(1))
+            seekwrite.writes[(rep, write_buffer_size)] = (
+                int(written.group(1)) / float(seconds.group(1)))
             return seeks, striped_stats(err)
         seekwrite.writes = {}
+        never_flushed = 4 << 30
         runs.append((f"seekrandomwhilewriting, seeks of 1 reader beside 1 writer "
                      f"at {args.seekwrite_rate / 1e6:g} MB/s (64 MiB memtables)",
                      "ops/s", True, lambda rep: seekwrite(rep, args.seekwrite_rate),
@@ -364,7 +369,16 @@ def workload_runs(args):
                      "flat-out writer (64 MiB memtables)", "ops/s", True,
                      lambda rep: seekwrite(rep, 0), None, ""))
         runs.append(("seekrandomwhilewriting, that flat-out writer's writes",
-                     "ops/s", True, lambda rep: (seekwrite.writes[rep], None),
+                     "ops/s", True,
+                     lambda rep: (seekwrite.writes[(rep, 64 << 20)], None),
+                     None, ""))
+        runs.append(("seekrandomwhilewriting, seeks of 1 reader beside 1 "
+                     "flat-out writer (one 4 GiB memtable, never flushed)",
+                     "ops/s", True, lambda rep: seekwrite(rep, 0, never_flushed),
+                     None, ""))
+        runs.append(("seekrandomwhilewriting, that never-flushed writer's writes",
+                     "ops/s", True,
+                     lambda rep: (seekwrite.writes[(rep, never_flushed)], None),
                      None, ""))
     return runs
 

@@ -11,6 +11,12 @@
 // KeyComparator ignores the type byte, so a key and sequence identify an
 // entry). `next` links the versions of one user key newest first, so a chain
 // is already in memtable order and the hash index holds only its head.
+//
+// The top bit of `next` says the node was its key's head and a newer version
+// has replaced it there (node addresses are below 2^48: the index stops
+// otherwise). The sorted view orders user keys, not versions: it keeps the
+// head it was given, and whoever reads a superseded one asks the index for
+// the newest, so a new version of a key the view holds needs no renewal.
 #pragma once
 
 #include <atomic>
@@ -23,11 +29,21 @@
 namespace rocksdb_cuckoo {
 
 struct HashNode {
-  std::atomic<HashNode*> next{nullptr};
+  // The next (older) version's address, and kSupersededBit.
+  std::atomic<uintptr_t> next{0};
 
   char* entry() { return reinterpret_cast<char*>(this + 1); }
   const char* entry() const { return reinterpret_cast<const char*>(this + 1); }
 };
+
+constexpr uintptr_t kSupersededBit = uintptr_t{1} << 63;
+
+inline HashNode* NodeAt(uintptr_t link) {
+  return reinterpret_cast<HashNode*>(link & ~kSupersededBit);
+}
+inline uintptr_t LinkTo(const HashNode* node) {
+  return reinterpret_cast<uintptr_t>(node);
+}
 
 // The parts of an entry (or of an encoded lookup key) the index needs.
 struct EntryKey {
@@ -60,7 +76,12 @@ inline uint64_t SequenceOf(const HashNode* node) {
 
 // The next (older) version, or null.
 inline HashNode* NextOf(const HashNode* node) {
-  return node->next.load(std::memory_order_acquire);
+  return NodeAt(node->next.load(std::memory_order_acquire));
+}
+
+// Whether a newer version has replaced `node` as its key's head.
+inline bool IsSuperseded(const HashNode* node) {
+  return (node->next.load(std::memory_order_acquire) & kSupersededBit) != 0;
 }
 
 // The first version from `node` on at or below `sequence`, or null: where a

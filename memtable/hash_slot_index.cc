@@ -140,15 +140,15 @@ HashSlotIndex::InsertResult HashSlotIndex::Insert(HashNode* node,
       array = array_.load(std::memory_order_seq_cst);
       done = TryInsert(array, node, hash, key, &result);
       if (done && result.inserted) {
-        if (log_ != nullptr) log_->Record(node, cpu);
         const StripedCounters::Stripe stripe = counts_.For(cpu);
-        stripe[kEntries].fetch_add(1, std::memory_order_release);
         if (result.new_key) {
+          if (log_ != nullptr) log_->Record(node, cpu);
           const uint64_t mine =
-              stripe[kKeys].fetch_add(1, std::memory_order_relaxed) + 1;
+              stripe[kKeys].fetch_add(1, std::memory_order_release) + 1;
           grow = mine % array->check_every == 0 &&
                  counts_.Sum(kKeys) > array->grow_at;
         }
+        stripe[kEntries].fetch_add(1, std::memory_order_release);
       }
     }
     // Outside the write scope: growing waits for all writers to leave.
@@ -167,7 +167,7 @@ bool HashSlotIndex::TryInsert(SlotArray* array, HashNode* node, uint64_t hash,
     std::atomic<uint64_t>* slot = &array->slots[i];
     uint64_t seen = slot->load(std::memory_order_acquire);
     if (seen == 0) {
-      node->next.store(nullptr, std::memory_order_relaxed);
+      node->next.store(0, std::memory_order_relaxed);
       if (slot->compare_exchange_strong(seen, MakeSlot(node, tag),
                                         std::memory_order_seq_cst,
                                         std::memory_order_acquire)) {
@@ -193,10 +193,14 @@ bool HashSlotIndex::LinkVersion(std::atomic<uint64_t>* slot, uint64_t seen,
     if (sequence == head_sequence) return false;
     if (sequence > head_sequence) {
       // Newest version: it becomes the head.
-      node->next.store(head, std::memory_order_relaxed);
+      node->next.store(LinkTo(head), std::memory_order_relaxed);
       if (slot->compare_exchange_weak(seen, MakeSlot(node, SlotTag(seen)),
                                       std::memory_order_seq_cst,
                                       std::memory_order_acquire)) {
+        // Before the insert returns, so before RocksDB publishes its
+        // sequence number: a reader that may see the new version finds the
+        // old head marked.
+        head->next.fetch_or(kSupersededBit, std::memory_order_release);
         return true;
       }
       continue;  // a newer head arrived; `seen` holds it
@@ -205,7 +209,8 @@ bool HashSlotIndex::LinkVersion(std::atomic<uint64_t>* slot, uint64_t seen,
     // order): walk to the first older entry and link in front of it.
     HashNode* prev = head;
     for (;;) {
-      HashNode* next = prev->next.load(std::memory_order_acquire);
+      uintptr_t link = prev->next.load(std::memory_order_acquire);
+      HashNode* next = NodeAt(link);
       if (next != nullptr) {
         const uint64_t next_sequence = SequenceOf(next);
         if (sequence == next_sequence) return false;
@@ -214,10 +219,11 @@ bool HashSlotIndex::LinkVersion(std::atomic<uint64_t>* slot, uint64_t seen,
           continue;
         }
       }
-      node->next.store(next, std::memory_order_relaxed);
-      if (prev->next.compare_exchange_weak(next, node,
-                                           std::memory_order_seq_cst,
-                                           std::memory_order_relaxed)) {
+      node->next.store(LinkTo(next), std::memory_order_relaxed);
+      // prev keeps its superseded bit (set meanwhile: the swap fails).
+      if (prev->next.compare_exchange_weak(
+              link, LinkTo(node) | (link & kSupersededBit),
+              std::memory_order_seq_cst, std::memory_order_relaxed)) {
         return true;
       }
     }

@@ -36,8 +36,10 @@ namespace rocksdb_cuckoo {
 
 class HashSlotIndex {
  public:
-  // Every entry inserted is recorded in `log` (if not null) after it is
-  // linked and before it is counted.
+  // Every entry inserted that is its user key's first is recorded in `log`
+  // (if not null) after it is linked and before it is counted. The sorted
+  // view orders user keys; the newer versions of a key it holds are found
+  // from its head, which says when it has been superseded (hash_node.h).
   HashSlotIndex(uint64_t initial_slots, double max_load_factor,
                 InsertLog* log = nullptr);
   ~HashSlotIndex();
@@ -84,7 +86,11 @@ class HashSlotIndex {
   uint64_t NumEntries() const {
     return counts_.Sum(kEntries, std::memory_order_acquire);
   }
-  uint64_t NumKeys() const { return counts_.Sum(kKeys); }
+  // User keys inserted so far; as NumEntries, every key counted was linked
+  // (and logged) before the count was read.
+  uint64_t NumKeys() const {
+    return counts_.Sum(kKeys, std::memory_order_acquire);
+  }
   size_t NumSlots() const { return slots_.load(std::memory_order_relaxed); }
   // Slot array and counter memory (nodes live in the memtable's arena).
   size_t MemoryUsage() const {

@@ -1,16 +1,19 @@
-// The entries inserted into a striped_hash memtable since its sorted view
-// was last renewed, so that renewing the view sorts only those and merges
-// them in, instead of sorting the whole memtable again.
+// The user keys inserted into a striped_hash memtable since its sorted view
+// was last renewed (the first entry of each), so that renewing the view
+// sorts only those and merges them in, instead of sorting the whole
+// memtable again. New versions of keys the view holds are not logged: the
+// view finds them from the heads they superseded.
 //
 // Off until a view is first built (a memtable that is only written and
 // looked up never pays for it), and off again once it holds its limit of
 // entries (a memtable written much between iterators): the view is then
 // rebuilt from the index, which also restarts the log.
 //
-// The index records an entry after linking it and before counting it, so
-// the entries counted when a renewal starts were all logged, unless the log
-// was off meanwhile (Take says so). Records go to per-CPU shards: writers on
-// different CPUs never share a lock or a cache line.
+// The index records a key's first entry after linking it and before
+// counting the key, so the keys counted when a renewal starts were all
+// logged, unless the log was off meanwhile (Take says so). Records go to
+// per-CPU shards: writers on different CPUs never share a lock or a cache
+// line.
 #pragma once
 
 #include <atomic>

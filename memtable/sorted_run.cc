@@ -125,12 +125,10 @@ void SortHeads(HashNode** heads, uint64_t* prefixes, size_t n,
   }
 }
 
-// The first i in [0, n) for which before(i) is false (n if none), where
+// The first i in [lo, hi) for which before(i) is false (hi if none), where
 // before holds on a prefix of the range.
 template <typename Before>
-size_t FirstNotBefore(size_t n, const Before& before) {
-  size_t lo = 0;
-  size_t hi = n;
+size_t FirstNotBefore(size_t lo, size_t hi, const Before& before) {
   while (lo < hi) {
     const size_t mid = lo + (hi - lo) / 2;
     if (before(mid)) {
@@ -164,6 +162,7 @@ SortedRun::SortedRun(HashSlotIndex* index, const KeyComparator& comparator,
     if (size_ <= capacity) break;
   }
   SortHeads(heads_, prefixes_, size_, comparator_, order_);
+  SampleEveryStride();
 }
 
 SortedRun::SortedRun(const SortedRun& base, std::vector<HashNode*> added)
@@ -241,6 +240,7 @@ void SortedRun::Merge(const SortedRun& base, HashNode* const* heads,
   copy_rest(base.heads_, base.prefixes_, i, m);
   copy_rest(heads, prefixes, j, n);
   size_ = out;
+  SampleEveryStride();
 }
 
 void SortedRun::SortNewestPerKey(std::vector<HashNode*>* added,
@@ -281,11 +281,32 @@ bool SortedRun::Before(const HashNode* head, uint64_t prefix,
   return upper ? c <= 0 : c < 0;
 }
 
+void SortedRun::SampleEveryStride() {
+  if (prefixes_ == nullptr || size_ < kMinSampledHeads) return;
+  samples_.resize((size_ + kSampleStride - 1) / kSampleStride);
+  for (size_t k = 0; k < samples_.size(); ++k) {
+    samples_[k] = prefixes_[k * kSampleStride];
+  }
+}
+
 size_t SortedRun::Search(const char* memtable_key, bool upper) const {
   const uint64_t key_prefix = PrefixOf(memtable_key);
-  return FirstNotBefore(size_, [&](size_t i) {
+  auto before = [&](size_t i) {
     return Before(heads_[i], prefix(i), memtable_key, key_prefix, upper);
-  });
+  };
+  size_t lo = 0;
+  size_t hi = size_;
+  if (!samples_.empty()) {
+    // The stride holding the answer, from the samples: position k *
+    // kSampleStride is before the key for every k below `first`.
+    const size_t first = FirstNotBefore(0, samples_.size(), [&](size_t k) {
+      return Before(heads_[k * kSampleStride], samples_[k], memtable_key,
+                    key_prefix, upper);
+    });
+    if (first > 0) lo = (first - 1) * kSampleStride + 1;
+    if (first < samples_.size()) hi = first * kSampleStride;
+  }
+  return FirstNotBefore(lo, hi, before);
 }
 
 }  // namespace rocksdb_cuckoo

@@ -88,6 +88,8 @@ class SortedRun {
   // each user key, and fills *prefixes with theirs (none for kOther).
   void SortNewestPerKey(std::vector<HashNode*>* added,
                         std::vector<uint64_t>* prefixes) const;
+  // Fills samples_ (large runs with prefixes only).
+  void SampleEveryStride();
   // Whether `head`, whose prefix is `prefix`, sorts before memtable_key
   // (whose prefix is key_prefix), or also when equal (`upper`).
   bool Before(const HashNode* head, uint64_t prefix, const char* memtable_key,
@@ -102,6 +104,12 @@ class SortedRun {
   HashNode** heads_ = nullptr;
   uint64_t* prefixes_ = nullptr;  // null with KeyOrder::kOther
   size_t size_ = 0;
+  // Every kSampleStride-th prefix of a large run: a search first picks the
+  // stride from these, an array small enough to stay in cache, where probing
+  // the prefixes of a large run costs a cache miss per step.
+  static constexpr size_t kSampleStride = 32;
+  static constexpr size_t kMinSampledHeads = 4096;
+  std::vector<uint64_t> samples_;
   const KeyComparator& comparator_;
   const KeyOrder order_;
 };

@@ -17,13 +17,13 @@ constexpr size_t LevelCapacity(size_t level) {
 
 SortedView::SortedView(HashSlotIndex* index, const KeyComparator& comparator,
                        KeyOrder order)
-    : covered_entries_(index->NumEntries()),
+    : covered_keys_(index->NumKeys()),
       base_(std::make_shared<const SortedRun>(index, comparator, order)),
       runs_{base_.get()} {}
 
 SortedView::SortedView(const SortedView& base, std::vector<HashNode*> added,
-                       uint64_t covered_entries)
-    : covered_entries_(covered_entries), base_(base.base_) {
+                       uint64_t covered_keys)
+    : covered_keys_(covered_keys), base_(base.base_) {
   for (size_t i = 0; i < kLevels; ++i) levels_[i] = base.levels_[i];
   const SortedRun empty(base_->comparator(), base_->order());
   levels_[0] = std::make_shared<const SortedRun>(

@@ -5,12 +5,13 @@
 // the versions of the others. Iterators merge the runs (StripedHashIterator).
 //
 // Built on demand from the hash index as one run, then renewed from the
-// previous view and the entries inserted since (InsertLog); iterators share
-// it, and the memtable reuses it until an insert arrives. Entries inserted
-// after the build are not in it unless they joined a chain in it: they carry
-// sequence numbers above the reader the view was made for. A reader whose
-// sequence number grows later (Iterator::Refresh, tailing iterators) asks its
-// SortedViewSource for a view again.
+// previous view and the user keys inserted since (InsertLog); iterators
+// share it, and the memtable reuses it until a new user key arrives. A
+// view's heads may have been superseded by newer versions since (hash_node.h):
+// readers take those from the index. Keys inserted after the build are not
+// in it: they carry sequence numbers above the reader the view was made for.
+// A reader whose sequence number grows later (Iterator::Refresh, tailing
+// iterators) asks its SortedViewSource for a view again.
 //
 // Why runs: merging new entries into one large run copies all of it, and
 // with a writer running flat out every new iterator brings dozens of
@@ -48,18 +49,18 @@ class SortedView {
              KeyOrder order);
   // `base` with `added` merged in: entries inserted since base was built
   // (in any order, several of a user key, some in base already), each
-  // linked into the index before it was logged. `covered_entries`: the
-  // index's entry count before the log was taken.
+  // linked into the index before it was logged. `covered_keys`: the
+  // index's key count before the log was taken.
   SortedView(const SortedView& base, std::vector<HashNode*> added,
-             uint64_t covered_entries);
+             uint64_t covered_keys);
 
   // Newest first; the last is the base run. Never empty.
   size_t num_runs() const { return runs_.size(); }
   const SortedRun& run(size_t i) const { return *runs_[i]; }
   // Heads over all runs (a user key may count in several).
   size_t size() const;
-  // The index's entry count when the build started: all of them are in it.
-  uint64_t covered_entries() const { return covered_entries_; }
+  // The index's key count when the build started: all of them are in it.
+  uint64_t covered_keys() const { return covered_keys_; }
   // Heads over all runs before the first one >= a length-prefixed internal
   // key.
   size_t CountBefore(const char* memtable_key) const;
@@ -69,10 +70,10 @@ class SortedView {
   // capacity (into the base once it holds 1/kLevelRatio of it), and on down.
   void Compact();
 
-  // First: read before the base is sorted. Writers may add entries while
-  // the index is scanned; counting those as covered would make the
-  // memtable reuse this view without them.
-  const uint64_t covered_entries_;
+  // First: read before the base is sorted. Writers may add keys while the
+  // index is scanned; counting those as covered would make the memtable
+  // reuse this view without them.
+  const uint64_t covered_keys_;
   // levels_[i] is the run of level i (newest first), or null.
   std::shared_ptr<const SortedRun> levels_[kLevels];
   std::shared_ptr<const SortedRun> base_;
@@ -80,17 +81,21 @@ class SortedView {
   std::vector<const SortedRun*> runs_;
 };
 
-// Hands an iterator a view again before it repositions. A DB iterator keeps
-// its memtable iterator across Iterator::Refresh() while the memtable stays,
-// and a tailing iterator keeps it across seeks; both then read at a newer
-// sequence number, which the entries inserted since must serve.
+// What an iterator asks the memtable for beside its view. A DB iterator
+// keeps its memtable iterator across Iterator::Refresh() while the memtable
+// stays, and a tailing iterator keeps it across seeks; both then read at a
+// newer sequence number, which the keys inserted since must serve.
 class SortedViewSource {
  public:
   virtual ~SortedViewSource() = default;
-  // `view` while nothing was inserted since it was built, else (or if null)
-  // the current one.
+  // `view` while no user key was inserted since it was built, else (or if
+  // null) the current one.
   virtual std::shared_ptr<const SortedView> Renewed(
       std::shared_ptr<const SortedView> view) = 0;
+  // The newest version of a user key the memtable holds: where a view's
+  // superseded head now stands.
+  virtual HashNode* CurrentHead(
+      const ROCKSDB_NAMESPACE::Slice& user_key) const = 0;
 };
 
 }  // namespace rocksdb_cuckoo

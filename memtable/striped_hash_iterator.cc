@@ -52,6 +52,7 @@ uint64_t StripedHashIterator::ToOneKey(const char* memtable_key) {
 
 void StripedHashIterator::BeforePositioning() {
   on_one_key_ = false;
+  steps_ = 0;
   RenewView();
 }
 
@@ -60,6 +61,16 @@ bool StripedHashIterator::RenewView() {
   if (view == view_) return false;
   view_ = std::move(view);
   return true;
+}
+
+HashNode* StripedHashIterator::Current(HashNode* head) const {
+  if (head == nullptr || !IsSuperseded(head)) return head;
+  // Still on the chain (newer versions link in front of it): without an
+  // answer from the index, as when memory was damaged, the chain from here
+  // is what there is.
+  HashNode* current =
+      source_->CurrentHead(DecodeEntryKey(head->entry()).user_key);
+  return current != nullptr ? current : head;
 }
 
 bool StripedHashIterator::HoldsUserKey(size_t run, size_t index,
@@ -75,10 +86,13 @@ void StripedHashIterator::PrefetchAhead(size_t run, size_t index) {
       reinterpret_cast<const char*>(heads.head(index + kPrefetchDistance));
   __builtin_prefetch(ahead);
   __builtin_prefetch(ahead + 64);
-  // Older versions hang off the heads; by now the head half as far ahead
-  // has arrived, so its chain's next entry can be fetched too.
+  // Older versions hang off the heads. Once a scan has gone on a while,
+  // the head half as far ahead has arrived, so its chain's next entry can be
+  // fetched too; right after a seek it has not, and reading its link would
+  // wait for memory.
+  if (steps_ <= kPrefetchDistance) return;
   const HashNode* nearer = heads.head(index + kPrefetchDistance / 2);
-  __builtin_prefetch(nearer->next.load(std::memory_order_relaxed));
+  __builtin_prefetch(NodeAt(nearer->next.load(std::memory_order_relaxed)));
 }
 
 void StripedHashIterator::ToNextKey() {
@@ -103,10 +117,12 @@ void StripedHashIterator::ToNextKey() {
     best_head = HeadAt(r, i);
     best_prefix = prefix;
   }
-  pos_.head = best_head;
-  node_ = best_head;
   pos_.on_key = 0;
-  if (best == runs) return;
+  if (best == runs) {
+    pos_.head = nullptr;
+    node_ = nullptr;
+    return;
+  }
   const size_t at = pos_.next[best];
   const Slice user_key = DecodeEntryKey(best_head->entry()).user_key;
   for (size_t r = 0; r < runs; ++r) {
@@ -117,6 +133,9 @@ void StripedHashIterator::ToNextKey() {
       pos_.on_key |= 1u << r;
     }
   }
+  pos_.head = Current(best_head);
+  node_ = pos_.head;
+  ++steps_;
   PrefetchAhead(best, at);
 }
 
@@ -148,13 +167,14 @@ void StripedHashIterator::ToPrevKey() {
     best_head = head;
     best_prefix = prefix;
   }
-  pos_.head = best_head;
   pos_.on_key = 0;
   if (best == runs) {
+    pos_.head = nullptr;
     node_ = nullptr;
     return;
   }
-  node_ = LastOfChain(best_head);
+  pos_.head = Current(best_head);
+  node_ = LastOfChain(pos_.head);
   // Each run's first head past the new user key is the first it had at or
   // after the old one.
   const Slice user_key = DecodeEntryKey(best_head->entry()).user_key;
@@ -231,7 +251,7 @@ HashNode* StripedHashIterator::PassTargetKey(const char* target, bool upper) {
       newest = head;
     }
   }
-  return newest;
+  return Current(newest);
 }
 
 void StripedHashIterator::Seek(const Slice& internal_key,

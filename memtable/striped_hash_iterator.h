@@ -2,9 +2,11 @@
 // followed by its older versions along the chain. The view's runs are
 // merged: the iterator keeps, per run, the position of its first head past
 // the current user key, and takes the least of those next (of one user key
-// in several runs, the newest head, whose chain holds every version). Seek
-// and SeekForPrev binary-search each run, then walk one chain; Prev steps
-// back in each run without searching.
+// in several runs, the newest head, whose chain holds every version). A head
+// that newer versions have superseded since the view was built is replaced
+// by its key's current head from the hash index as the iterator lands on
+// it. Seek and SeekForPrev binary-search each run, then walk one chain; Prev
+// steps back in each run without searching.
 //
 // The same iterator serves GetDynamicPrefixIterator, which RocksDB uses two
 // ways:
@@ -113,6 +115,9 @@ class StripedHashIterator
   uint64_t PrefixAt(size_t run, size_t index) const {
     return view_->run(run).prefix(index);
   }
+  // `head`, or the newest version of its user key when a newer one has
+  // superseded it since the view was built (null stays null).
+  HashNode* Current(HashNode* head) const;
   // Whether run `run`'s head at `index` holds `user_key`, whose ordered
   // prefix is `prefix`: the prefix rules most heads out unread.
   bool HoldsUserKey(size_t run, size_t index,
@@ -160,6 +165,7 @@ class StripedHashIterator
   const KeyComparator& comparator_;
   Position pos_;
   HashNode* node_ = nullptr;  // current entry; null when invalid
+  size_t steps_ = 0;          // ToNextKey calls since the last positioning
   std::string scratch_;       // encoded seek target
 };
 

@@ -240,12 +240,11 @@ Status StripedHashRep::MultiGetEntries(
 
 std::shared_ptr<const SortedView> StripedHashRep::CurrentView() {
   std::lock_guard<std::mutex> lock(view_mutex_);
-  const uint64_t entries = index_.NumEntries();
-  if (view_ != nullptr && view_->covered_entries() == entries) return view_;
+  const uint64_t keys = index_.NumKeys();
+  if (view_ != nullptr && view_->covered_keys() == keys) return view_;
   std::vector<HashNode*> added;
   if (view_ != nullptr && log_.Take(&added)) {
-    view_ =
-        std::make_shared<const SortedView>(*view_, std::move(added), entries);
+    view_ = std::make_shared<const SortedView>(*view_, std::move(added), keys);
     stats_->Add(kStatViewRenewals, 1);
   } else {
     log_.Restart(std::max(kMinLogLimit, index_.NumKeys() / kLogShare));
@@ -267,10 +266,16 @@ MemTableRep::Iterator* StripedHashRep::GetDynamicPrefixIterator(Arena* arena) {
 
 std::shared_ptr<const SortedView> StripedHashRep::Renewed(
     std::shared_ptr<const SortedView> view) {
-  if (view != nullptr && view->covered_entries() == index_.NumEntries()) {
+  if (view != nullptr && view->covered_keys() == index_.NumKeys()) {
     return view;
   }
   return CurrentView();
+}
+
+HashNode* StripedHashRep::CurrentHead(const Slice& user_key) const {
+  // Not counted as a lookup: the statistics count Gets.
+  return index_.Find(user_key, HashSlotIndex::Hash(user_key), CurrentCpu())
+      .head;
 }
 
 uint64_t StripedHashRep::ApproximateNumEntries(const Slice& start_ikey,

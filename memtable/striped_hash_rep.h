@@ -131,6 +131,8 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
   // REQUIRES: view_mutex_ not held.
   std::shared_ptr<const SortedView> Renewed(
       std::shared_ptr<const SortedView> view) override;
+  HashNode* CurrentHead(
+      const ROCKSDB_NAMESPACE::Slice& user_key) const override;
   HashNode* NewestVersion(
       const ROCKSDB_NAMESPACE::Slice& user_key) const override {
     return FindVersions(user_key);
@@ -155,10 +157,10 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
   mutable HashSlotIndex index_;
   std::atomic<size_t> index_charged_{0};
 
-  // An iterator positioned after writes renews the view: it merges the
-  // entries logged since into the last one (sorted_view.h) while they are
-  // at most a quarter of its keys (or kMinLogLimit), and sorts the whole
-  // memtable otherwise. Merging that many still costs less than a sort; a
+  // An iterator positioned after new user keys arrived renews the view: it
+  // merges the keys logged since into the last one (sorted_view.h) while
+  // they are at most a quarter of its keys (or kMinLogLimit), and sorts the
+  // whole memtable otherwise. Merging that many still costs less than a sort; a
   // low limit would make the writes during one sort overflow the log and
   // force the next.
   static constexpr size_t kLogShare = 4;

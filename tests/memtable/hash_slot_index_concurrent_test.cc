@@ -91,16 +91,37 @@ TEST(HashSlotIndexTest, VersionsLinkNewestFirstAndDuplicatesAreRefused) {
   EXPECT_TRUE(Insert(&index, v2).inserted);  // between the two
   EXPECT_FALSE(Insert(&index, arena.Make("k", 2)).inserted);
   EXPECT_EQ(index.Find("k", 0).head, v3);
-  EXPECT_EQ(v3->next.load(), v2);
-  EXPECT_EQ(v2->next.load(), v1);
-  EXPECT_EQ(v1->next.load(), nullptr);
+  EXPECT_EQ(NextOf(v3), v2);
+  EXPECT_EQ(NextOf(v2), v1);
+  EXPECT_EQ(NextOf(v1), nullptr);
+  // Versions linked below the head leave it the head.
+  EXPECT_FALSE(IsSuperseded(v3));
+  EXPECT_FALSE(IsSuperseded(v2));
+  EXPECT_FALSE(IsSuperseded(v1));
   EXPECT_EQ(index.NumKeys(), 1u);
   EXPECT_EQ(index.NumEntries(), 3u);
   // A newer version becomes the head.
   HashNode* v9 = arena.Make("k", 9);
   EXPECT_TRUE(Insert(&index, v9).inserted);
   EXPECT_EQ(index.Find("k", 0).head, v9);
-  EXPECT_EQ(v9->next.load(), v3);
+  EXPECT_EQ(NextOf(v9), v3);
+  // The head it replaced says so, and still links to the older versions.
+  EXPECT_TRUE(IsSuperseded(v3));
+  EXPECT_FALSE(IsSuperseded(v9));
+  EXPECT_EQ(NextOf(v3), v2);
+  // A version linked right below a superseded node keeps the mark on it.
+  HashNode* m10 = arena.Make("m", 10);
+  HashNode* m20 = arena.Make("m", 20);
+  HashNode* m5 = arena.Make("m", 5);
+  EXPECT_TRUE(Insert(&index, m10).new_key);
+  EXPECT_TRUE(Insert(&index, m20).inserted);
+  EXPECT_TRUE(IsSuperseded(m10));
+  EXPECT_TRUE(Insert(&index, m5).inserted);
+  EXPECT_EQ(NextOf(m20), m10);
+  EXPECT_EQ(NextOf(m10), m5);
+  EXPECT_TRUE(IsSuperseded(m10));
+  EXPECT_FALSE(IsSuperseded(m20));
+  EXPECT_FALSE(IsSuperseded(m5));
 }
 
 TEST(HashSlotIndexTest, ConcurrentInsertsAndLookupsAcrossDoublings) {
@@ -178,10 +199,11 @@ TEST(HashSlotIndexTest, ManyWritersShareEveryDoubling) {
     HashNode* head = index.Find(Key(k), 0).head;
     ASSERT_NE(head, nullptr) << Key(k);
     ASSERT_EQ(SequenceOf(head), 2u) << Key(k);
-    HashNode* older = head->next.load();
+    EXPECT_FALSE(IsSuperseded(head)) << Key(k);
+    HashNode* older = NextOf(head);
     ASSERT_NE(older, nullptr) << Key(k);
     ASSERT_EQ(SequenceOf(older), 1u) << Key(k);
-    ASSERT_EQ(older->next.load(), nullptr) << Key(k);
+    ASSERT_EQ(NextOf(older), nullptr) << Key(k);
   }
 }
 

@@ -73,7 +73,7 @@ TEST_P(SortedViewTest, ASortIsOneRun) {
   const std::shared_ptr<const SortedView> view = h_.Sort();
   ASSERT_EQ(view->num_runs(), 1u);
   EXPECT_EQ(view->size(), 3000u);
-  EXPECT_EQ(view->covered_entries(), added_.size());
+  EXPECT_EQ(view->covered_keys(), 3000u);
   EXPECT_EQ(Describe(HeadsOf(view->run(0))), ExpectedHeads(h_, added_));
 }
 
@@ -83,9 +83,9 @@ TEST_P(SortedViewTest, AFewNewEntriesGoIntoANewRunBesideTheBase) {
   AddAll(MakeEntries(&random, MakeKeys(&random, 4000), &seq));
   const std::shared_ptr<const SortedView> base = h_.Sort();
   std::vector<HashNode*> added = AddAll(Burst(&random, 20, 10));
-  const SortedView renewed(*base, added, h_.index()->NumEntries());
+  const SortedView renewed(*base, added, h_.index()->NumKeys());
   ASSERT_EQ(renewed.num_runs(), 2u);
-  EXPECT_EQ(renewed.covered_entries(), added_.size());
+  EXPECT_EQ(renewed.covered_keys(), h_.index()->NumKeys());
   // The base is shared, untouched; the new run holds only the burst.
   EXPECT_EQ(&renewed.run(1), &base->run(0));
   EXPECT_LE(renewed.run(0).size(), 40u);
@@ -99,7 +99,7 @@ TEST_P(SortedViewTest, ASmallBaseTakesNewEntriesIn) {
   const std::shared_ptr<const SortedView> base = h_.Sort();
   // 10 heads are a large share of 40: merged into the base at once.
   std::vector<HashNode*> added = AddAll(Burst(&random, 10, 0));
-  const SortedView renewed(*base, added, h_.index()->NumEntries());
+  const SortedView renewed(*base, added, h_.index()->NumKeys());
   ASSERT_EQ(renewed.num_runs(), 1u);
   EXPECT_EQ(renewed.size(), 50u);
   EXPECT_EQ(Describe(HeadsOf(renewed.run(0))), ExpectedHeads(h_, added_));
@@ -112,11 +112,11 @@ TEST_P(SortedViewTest, AnEmptyViewTakesWhatWasAdded) {
   SequenceNumber seq = 1;
   std::vector<HashNode*> added =
       AddAll(MakeEntries(&random, MakeKeys(&random, 300), &seq));
-  const SortedView renewed(*empty, added, h_.index()->NumEntries());
+  const SortedView renewed(*empty, added, h_.index()->NumKeys());
   ASSERT_EQ(renewed.num_runs(), 1u);
   EXPECT_EQ(Describe(HeadsOf(renewed.run(0))), ExpectedHeads(h_, added_));
   // Nothing added: the same heads.
-  const SortedView same(renewed, {}, renewed.covered_entries());
+  const SortedView same(renewed, {}, renewed.covered_keys());
   EXPECT_EQ(Describe(NewestHeads(h_, same)), ExpectedHeads(h_, added_));
 }
 
@@ -131,7 +131,7 @@ TEST_P(SortedViewTest, RenewalsKeepFewRunsAndEqualAFullSort) {
     const size_t burst = round % 40 == 39 ? 2500 : 1 + random() % 120;
     std::vector<HashNode*> added = AddAll(Burst(&random, burst, burst / 3));
     auto renewed = std::make_shared<const SortedView>(*view, std::move(added),
-                                                      h_.index()->NumEntries());
+                                                      h_.index()->NumKeys());
     ASSERT_LE(renewed->num_runs(), SortedView::kMaxRuns);
     most_runs = std::max(most_runs, renewed->num_runs());
     for (size_t r = 0; r < renewed->num_runs(); ++r) {
@@ -156,7 +156,7 @@ TEST_P(SortedViewTest, CountBeforeSumsTheRuns) {
   AddAll(MakeEntries(&random, MakeKeys(&random, 5000), &seq));
   const std::shared_ptr<const SortedView> base = h_.Sort();
   std::vector<HashNode*> added = AddAll(Burst(&random, 100, 30));
-  const SortedView renewed(*base, added, h_.index()->NumEntries());
+  const SortedView renewed(*base, added, h_.index()->NumKeys());
   ASSERT_EQ(renewed.num_runs(), 2u);
   for (const Entry& e : {added_[0], added_[added_.size() / 2], added_.back()}) {
     const std::string target = e.MemtableKey();

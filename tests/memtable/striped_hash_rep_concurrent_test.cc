@@ -5,6 +5,7 @@
 // version).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <functional>
@@ -317,6 +318,92 @@ TEST(StripedHashConcurrentTest, ASortBesideTheLastWritesMissesNoneOfThem) {
     for (iter->SeekToFirst(); iter->Valid(); iter->Next()) ++scanned;
     ASSERT_EQ(scanned, kKeys) << "round " << round;
   }
+}
+
+// Writers add only newer versions of keys a view already holds: nothing is
+// logged and the view is never renewed, yet every iterator sees each key's
+// newest version published before it was made, through the heads those
+// versions superseded, forwards and backwards.
+TEST(StripedHashConcurrentTest, NewVersionsOfKeysInTheViewNeedNoRenewal) {
+  constexpr int kKeys = kPerWriter / 20;
+  constexpr int kVersions = 4;  // SeqOf's versions per key
+  RepHarness h;
+  for (int w = 0; w < kWriters; ++w) {
+    for (int i = 0; i < kKeys; ++i) {
+      ASSERT_TRUE(h.Insert({KeyOf(w, i), SeqOf(w, i, 0), kTypeValue, "v0"}));
+    }
+  }
+  // The one sort.
+  { std::unique_ptr<MemTableRep::Iterator> first(h.rep()->GetIterator()); }
+
+  // Per writer: every key of it has this version, or a newer one.
+  std::atomic<int> published[kWriters];
+  for (auto& p : published) p.store(0);
+  std::atomic<int> writers_left{kWriters};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWriters; ++w) {
+    threads.emplace_back([&, w] {
+      for (int v = 1; v < kVersions; ++v) {
+        for (int i = 0; i < kKeys; ++i) {
+          if (!h.InsertConcurrently(
+                  {KeyOf(w, i), SeqOf(w, i, v), kTypeValue, "v"})) {
+            failures.fetch_add(1);
+          }
+        }
+        published[w].store(v, std::memory_order_release);
+      }
+      writers_left.fetch_sub(1);
+    });
+  }
+  // The newest version a scan in `forward` direction shows of every key.
+  auto scan = [&](bool forward, const int* before) {
+    std::vector<std::vector<int>> newest(kWriters, std::vector<int>(kKeys, -1));
+    const MemTableRep::KeyComparator& cmp = h.comparator();
+    std::unique_ptr<MemTableRep::Iterator> iter(h.rep()->GetIterator());
+    std::string previous;
+    forward ? iter->SeekToFirst() : iter->SeekToLast();
+    for (; iter->Valid(); forward ? iter->Next() : iter->Prev()) {
+      const std::string current = MemtableKeyAt(iter->key());
+      if (!previous.empty() &&
+          (cmp(previous.data(), current.data()) < 0) != forward) {
+        failures.fetch_add(1);
+      }
+      previous = current;
+      const Entry e = DecodeEntry(iter->key());
+      int w;
+      int i;
+      if (!ParseKey(e.user_key, &w, &i) || w >= kWriters || i >= kKeys) {
+        failures.fetch_add(1);
+        continue;
+      }
+      const int version = static_cast<int>((e.seq - 1) % 4);
+      newest[w][i] = std::max(newest[w][i], version);
+    }
+    for (int w = 0; w < kWriters; ++w) {
+      for (int i = 0; i < kKeys; ++i) {
+        if (newest[w][i] < before[w]) failures.fetch_add(1);
+      }
+    }
+  };
+  threads.emplace_back([&] {
+    bool last_round = false;
+    for (int round = 0; !last_round; ++round) {
+      last_round = writers_left.load() == 0;
+      int before[kWriters];
+      for (int w = 0; w < kWriters; ++w) {
+        before[w] = published[w].load(std::memory_order_acquire);
+      }
+      scan(/*forward=*/round % 2 == 0, before);
+    }
+  });
+  for (std::thread& t : threads) t.join();
+
+  EXPECT_EQ(failures.load(), 0);
+  const StripedHashMemTableStats stats = h.factory()->GetStats();
+  EXPECT_EQ(stats.inserts, uint64_t{kWriters} * kKeys * kVersions);
+  EXPECT_EQ(stats.sorts, 1u);
+  EXPECT_EQ(stats.view_renewals, 0u);
 }
 
 TEST(StripedHashConcurrentTest, VersionsOfSharedKeysStayOrdered) {

@@ -56,14 +56,18 @@ class IndexHarness : public SortedViewSource, public KeyVersionsSource {
     return std::make_shared<SortedView>(&index_, comparator_, order_);
   }
 
-  // As the rep answers: `view` while nothing was added since it was built,
-  // else a full sort.
+  // As the rep answers: `view` while no user key was added since it was
+  // built, else a full sort.
   std::shared_ptr<const SortedView> Renewed(
       std::shared_ptr<const SortedView> view) override {
-    if (view != nullptr && view->covered_entries() == index_.NumEntries()) {
+    if (view != nullptr && view->covered_keys() == index_.NumKeys()) {
       return view;
     }
     return Sort();
+  }
+
+  HashNode* CurrentHead(const Slice& user_key) const override {
+    return index_.Find(user_key, /*cpu=*/0).head;
   }
 
   HashNode* NewestVersion(const Slice& user_key) const override {
