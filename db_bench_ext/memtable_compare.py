@@ -343,7 +343,10 @@ def workload_runs(args):
                      merge,
                      None, ""))
     if "seekwrite" in names:
-        def seekwrite(rep, rate, write_buffer_size=64 << 20):
+        flushing = 64 << 20      # memtables that flush during the run
+        never_flushed = 4 << 30  # one memtable that holds the whole run
+
+        def seekwrite(rep, rate, write_buffer_size=flushing):
             out, _, err = run_db_bench(
                 args, rep, "seekrandomwhilewriting",
                 [f"--num={2 * args.num}", f"--duration={args.seekwrite_seconds}",
@@ -360,7 +363,6 @@ def workload_runs(args):
                 int(written.group(1)) / float(seconds.group(1)))
             return seeks, striped_stats(err)
         seekwrite.writes = {}
-        never_flushed = 4 << 30
         runs.append((f"seekrandomwhilewriting, seeks of 1 reader beside 1 writer "
                      f"at {args.seekwrite_rate / 1e6:g} MB/s (64 MiB memtables)",
                      "ops/s", True, lambda rep: seekwrite(rep, args.seekwrite_rate),
@@ -370,7 +372,7 @@ def workload_runs(args):
                      lambda rep: seekwrite(rep, 0), None, ""))
         runs.append(("seekrandomwhilewriting, that flat-out writer's writes",
                      "ops/s", True,
-                     lambda rep: (seekwrite.writes[(rep, 64 << 20)], None),
+                     lambda rep: (seekwrite.writes[(rep, flushing)], None),
                      None, ""))
         runs.append(("seekrandomwhilewriting, seeks of 1 reader beside 1 "
                      "flat-out writer (one 4 GiB memtable, never flushed)",
