@@ -178,9 +178,10 @@ class CuckooHashTableReader::Rep {
   bool ReadEntry(uint64_t offset, bool verify, EntryView* entry,
                  Status* damage) const;
   // Feeds the found key's versions visible at `sequence` to get_context,
-  // from its first entry on.
+  // from its first entry on, pinning the values with `pins`.
   Status SaveVersions(const Lookup& lookup, SequenceNumber sequence,
-                      GetContext* get_context) const;
+                      GetContext* get_context,
+                      PinnedFileMemory::Pins* pins) const;
   // Adds lookups to RocksDB's bloom filter tickers, if statistics are on.
   void RecordProbes(const ProbeCounts& counts) const;
 
@@ -584,8 +585,20 @@ inline bool IsEntryOffset(uint64_t candidate) {
 
 struct CuckooHashTableReader::Rep::Lookup {
   Lookup() = default;
-  Lookup(const Slice& key, const KeyLocation& location, bool verify_chunks)
-      : user_key(key), at(location), verify(verify_chunks) {}
+  Lookup(const Slice& key, const KeyLocation& location, bool verify_chunks) {
+    Start(key, location, verify_chunks);
+  }
+  // Starts a lookup in place, as the constructor does: MultiGet reuses an
+  // array of them, and a temporary moved into it would copy every field.
+  void Start(const Slice& key, const KeyLocation& location,
+             bool verify_chunks) {
+    user_key = key;
+    at = location;
+    verify = verify_chunks;
+    candidate = kNoCandidate;
+    fingerprint_seen = false;
+    if (!damage.ok()) damage = ROCKSDB_NAMESPACE::Status::OK();
+  }
 
   Slice user_key;
   KeyLocation at;
@@ -654,8 +667,9 @@ Status CuckooHashTableReader::Rep::Get(const ReadOptions& read_options,
   }
   if (probe == Probe::kDamaged) return InThisFile(lookup.damage);
   if (probe != Probe::kFound) return Status::OK();
+  PinnedFileMemory::Pins pins(memory_, 0);
   return InThisFile(
-      SaveVersions(lookup, GetInternalKeySeqno(key), get_context));
+      SaveVersions(lookup, GetInternalKeySeqno(key), get_context, &pins));
 }
 
 inline KeyLocation CuckooHashTableReader::Rep::Locate(
@@ -831,9 +845,9 @@ inline bool CuckooHashTableReader::Rep::ReadEntry(uint64_t offset, bool verify,
   return true;
 }
 
-Status CuckooHashTableReader::Rep::SaveVersions(const Lookup& lookup,
-                                                SequenceNumber sequence,
-                                                GetContext* get_context) const {
+Status CuckooHashTableReader::Rep::SaveVersions(
+    const Lookup& lookup, SequenceNumber sequence, GetContext* get_context,
+    PinnedFileMemory::Pins* pins) const {
   // Carries one pin on the file's memory into the caller's PinnableSlice
   // (GetContext moves it there), so the value needs no copy.
   Cleanable pinner;
@@ -845,7 +859,7 @@ Status CuckooHashTableReader::Rep::SaveVersions(const Lookup& lookup,
     }
     const SequenceNumber entry_sequence = PresentedTrailer(entry.trailer) >> 8;
     if (entry_sequence <= sequence) {
-      if (!pinner.HasCleanups()) memory_->PinTo(&pinner);
+      if (!pinner.HasCleanups()) pins->PinTo(&pinner);
       Status read_status;
       const bool more = SaveToGetContext(
           get_context, ParsedInternalKey(entry.user_key, entry_sequence, type),
@@ -891,7 +905,7 @@ void CuckooHashTableReader::Rep::MultiGet(const ReadOptions& read_options,
     return;
   }
   const bool verify = MustVerify(read_options);
-  // Three passes over groups of keys: a whole batch of 32 would have more
+  // Four passes over groups of keys: a whole batch of 32 would have more
   // loads in flight than a core can track, and the excess waits anyway.
   constexpr size_t kGroup = 16;
   KeyContext* keys[kGroup];
@@ -906,7 +920,7 @@ void CuckooHashTableReader::Rep::MultiGet(const ReadOptions& read_options,
     for (; n < kGroup && it != range->end(); ++it, ++n) {
       keys[n] = &*it;
       const Slice user_key = ExtractUserKey(keys[n]->ikey);
-      lookups[n] = Lookup(user_key, Locate(user_key), verify);
+      lookups[n].Start(user_key, Locate(user_key), verify);
       __builtin_prefetch(&FingerprintsAt(lookups[n].at.bucket1));
       __builtin_prefetch(&FingerprintsAt(lookups[n].at.bucket2));
     }
@@ -918,16 +932,23 @@ void CuckooHashTableReader::Rep::MultiGet(const ReadOptions& read_options,
         PrefetchKeyOf(data_ + lookups[k].candidate);
       }
     }
-    // Pass 3: confirm each key and feed its GetContext.
+    // Pass 3: confirm each key.
+    Probe probes[kGroup];
+    for (size_t k = 0; k < n; k++) {
+      probes[k] = FindUserKey(&lookups[k]);
+      counts[static_cast<int>(probes[k])]++;
+    }
+    // Pass 4: feed each GetContext, the found keys' values pinned with one
+    // atomic add for the group.
+    PinnedFileMemory::Pins pins(memory_,
+                                std::count(probes, probes + n, Probe::kFound));
     for (size_t k = 0; k < n; k++) {
       KeyContext& key = *keys[k];
-      const Probe probe = FindUserKey(&lookups[k]);
-      counts[static_cast<int>(probe)]++;
-      if (probe == Probe::kDamaged) {
+      if (probes[k] == Probe::kDamaged) {
         *key.s = InThisFile(lookups[k].damage);
-      } else if (probe == Probe::kFound) {
+      } else if (probes[k] == Probe::kFound) {
         Status s = SaveVersions(lookups[k], GetInternalKeySeqno(key.ikey),
-                                key.get_context);
+                                key.get_context, &pins);
         // Each key's status starts OK: assign only news.
         if (!s.ok()) *key.s = InThisFile(std::move(s));
       }

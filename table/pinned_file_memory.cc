@@ -184,6 +184,28 @@ void PinnedFileMemory::PinTo(Cleanable* cleanable) {
   cleanable->RegisterCleanup(&PinnedFileMemory::Unpin, this, stripe);
 }
 
+PinnedFileMemory::Pins::Pins(PinnedFileMemory* memory, int64_t count)
+    : memory_(memory), left_(count) {
+  if (count == 0) return;
+  stripe_ = &memory->stripes_[CurrentCpu() % kStripes];
+  stripe_->refs.fetch_add(count, std::memory_order_relaxed);
+}
+
+PinnedFileMemory::Pins::~Pins() {
+  // Pins never handed out guarded no reads, and the owner's reference keeps
+  // the stripe above zero: no ordering needed, and nothing can drain here.
+  if (left_ > 0) stripe_->refs.fetch_sub(left_, std::memory_order_relaxed);
+}
+
+void PinnedFileMemory::Pins::PinTo(Cleanable* cleanable) {
+  if (left_ == 0) {
+    memory_->PinTo(cleanable);
+    return;
+  }
+  left_--;
+  cleanable->RegisterCleanup(&PinnedFileMemory::Unpin, memory_, stripe_);
+}
+
 void PinnedFileMemory::Unpin(void* memory, void* stripe) {
   static_cast<PinnedFileMemory*>(memory)->Release(static_cast<Stripe*>(stripe));
 }

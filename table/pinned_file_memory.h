@@ -89,6 +89,10 @@ class PinnedFileMemory {
   // Adds a pin and registers its release as a cleanup of `cleanable`.
   void PinTo(ROCKSDB_NAMESPACE::Cleanable* cleanable);
 
+  // Pins for a batch of lookups, added with one atomic add rather than one
+  // each; those not handed out are dropped with it.
+  class Pins;
+
   // The owner is done: frees now, or at the last outstanding unpin. No pin
   // may be taken after Close(), and no load may be in flight: call once,
   // after the background loader has let go of the file.
@@ -100,6 +104,7 @@ class PinnedFileMemory {
     std::atomic<int64_t> refs{1};  // the owner's reference, until Close()
   };
 
+  friend class Pins;
   PinnedFileMemory() = default;
   ~PinnedFileMemory();
   static void Unpin(void* memory, void* stripe);
@@ -125,6 +130,24 @@ class PinnedFileMemory {
   std::unique_ptr<std::atomic<uint64_t>[]> window_loaded_;
   const char* data_ = nullptr;
   uint64_t size_ = 0;
+};
+
+class PinnedFileMemory::Pins {
+ public:
+  // Adds `count` pins at once (none for 0).
+  Pins(PinnedFileMemory* memory, int64_t count);
+  ~Pins();
+  Pins(const Pins&) = delete;
+  Pins& operator=(const Pins&) = delete;
+
+  // As PinnedFileMemory::PinTo, with one of the pins added in advance while
+  // any are left.
+  void PinTo(ROCKSDB_NAMESPACE::Cleanable* cleanable);
+
+ private:
+  PinnedFileMemory* const memory_;
+  Stripe* stripe_ = nullptr;
+  int64_t left_;
 };
 
 }  // namespace rocksdb_cuckoo

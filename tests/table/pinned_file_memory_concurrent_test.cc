@@ -125,6 +125,33 @@ TEST_P(PinnedFileMemoryTest, PinsKeepTheBytesAfterClose) {
   EXPECT_EQ(destroyed.load(), 1);
 }
 
+// Pins added for a batch: each one handed out holds the bytes as a single
+// pin does, one more than the batch holds is still a pin, and those never
+// handed out let the memory go with the batch.
+TEST_P(PinnedFileMemoryTest, BatchedPinsHoldOnlyWhatTheyHandOut) {
+  std::atomic<int> destroyed{0};
+  PinnedFileMemory* memory = OpenMemory(&destroyed);
+  ASSERT_NE(memory, nullptr);
+  std::vector<std::unique_ptr<Cleanable>> held;
+  {
+    PinnedFileMemory::Pins pins(memory, 2);
+    for (int i = 0; i < 3; i++) {
+      held.push_back(std::make_unique<Cleanable>());
+      pins.PinTo(held.back().get());
+    }
+  }
+  {
+    PinnedFileMemory::Pins unused(memory, 5);
+    PinnedFileMemory::Pins none(memory, 0);
+  }
+  memory->Close();
+  for (auto& pin : held) {
+    EXPECT_EQ(destroyed.load(), 0);
+    pin.reset();
+  }
+  EXPECT_EQ(destroyed.load(), 1);
+}
+
 TEST_P(PinnedFileMemoryTest, PinsFromManyThreadsReleasedInAnyOrder) {
   std::atomic<int> destroyed{0};
   PinnedFileMemory* memory = OpenMemory(&destroyed);
