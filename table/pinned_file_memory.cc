@@ -175,20 +175,22 @@ PinnedFileMemory::~PinnedFileMemory() {
   free(buffer_);
 }
 
-void PinnedFileMemory::PinTo(Cleanable* cleanable) {
+PinnedFileMemory::Stripe* PinnedFileMemory::AddPins(int64_t count) {
   // By CPU, as every striped structure here (util/striped_counters.h): pins
   // on different cores do not share a cache line.
   Stripe* stripe = &stripes_[CurrentCpu() % kStripes];
   // The owner's reference keeps the stripe above zero: no ordering needed.
-  stripe->refs.fetch_add(1, std::memory_order_relaxed);
-  cleanable->RegisterCleanup(&PinnedFileMemory::Unpin, this, stripe);
+  stripe->refs.fetch_add(count, std::memory_order_relaxed);
+  return stripe;
+}
+
+void PinnedFileMemory::PinTo(Cleanable* cleanable) {
+  cleanable->RegisterCleanup(&PinnedFileMemory::Unpin, this, AddPins(1));
 }
 
 PinnedFileMemory::Pins::Pins(PinnedFileMemory* memory, int64_t count)
     : memory_(memory), left_(count) {
-  if (count == 0) return;
-  stripe_ = &memory->stripes_[CurrentCpu() % kStripes];
-  stripe_->refs.fetch_add(count, std::memory_order_relaxed);
+  if (count > 0) stripe_ = memory->AddPins(count);
 }
 
 PinnedFileMemory::Pins::~Pins() {

@@ -107,6 +107,8 @@ class PinnedFileMemory {
   friend class Pins;
   PinnedFileMemory() = default;
   ~PinnedFileMemory();
+  // Adds `count` references on the calling CPU's stripe; returns it.
+  Stripe* AddPins(int64_t count);
   static void Unpin(void* memory, void* stripe);
   // Drops one reference on `stripe`; frees this object if that was the last
   // reference of the last stripe.
