@@ -164,19 +164,26 @@ class CuckooHashTableReader::Rep {
   // Sets lookup->candidate: the offset of the entry whose fingerprint first
   // matches the key's in the bucket that would hold it, read before the
   // key is compared, so its load can start early.
-  void FindCandidate(Lookup* lookup) const;
+  __attribute__((always_inline)) void FindCandidate(Lookup* lookup) const;
   // Where the entry of a bucket's slot starts: stored in the bucket, or, for
   // fixed slots, implied by the slot's index.
   uint64_t EntryOffset(uint64_t bucket, uint32_t slot) const;
-  // Looks for the key at its candidate, then in its buckets and the stash.
-  Probe FindUserKey(Lookup* lookup) const;
+  // Looks for the key at its candidate, then (FullProbe) in its buckets and
+  // the stash. Inlined: most lookups end at their candidate.
+  __attribute__((always_inline)) Probe FindUserKey(Lookup* lookup) const;
+  Probe FullProbe(Lookup* lookup) const;
   Match MatchInBucket(uint64_t bucket, Lookup* lookup) const;
   // Parses the entry at `offset` into lookup->entry and compares its key.
-  Match KeyAt(uint64_t offset, Lookup* lookup) const;
+  __attribute__((always_inline)) Match KeyAt(uint64_t offset,
+                                             Lookup* lookup) const;
   // Parses the entry at `offset` of the data region, once its chunks are
   // verified (if `verify`); false, with *damage saying why, if it cannot.
-  bool ReadEntry(uint64_t offset, bool verify, EntryView* entry,
-                 Status* damage) const;
+  __attribute__((always_inline)) bool ReadEntry(uint64_t offset, bool verify,
+                                                EntryView* entry,
+                                                Status* damage) const;
+  // ReadEntry of an entry whose header gives its size.
+  bool ReadSizedEntry(uint64_t offset, bool verify, EntryView* entry,
+                      Status* damage) const;
   // Feeds the found key's versions visible at `sequence` to get_context,
   // from its first entry on, pinning the values with `pins`.
   Status SaveVersions(const Lookup& lookup, SequenceNumber sequence,
@@ -712,7 +719,7 @@ inline void CuckooHashTableReader::Rep::PrefetchKeyOf(const char* entry) const {
   }
 }
 
-void CuckooHashTableReader::Rep::FindCandidate(Lookup* lookup) const {
+inline void CuckooHashTableReader::Rep::FindCandidate(Lookup* lookup) const {
   // A fixed slot's entry is where its index says: a damaged fingerprint can
   // only lead to another intact entry, whose key then differs. A stored
   // offset is trusted only from a verified bucket: damaged, it could lead
@@ -759,8 +766,8 @@ inline uint64_t CuckooHashTableReader::Rep::EntryOffset(uint64_t bucket,
       ->OffsetAt(slot);
 }
 
-CuckooHashTableReader::Rep::Probe CuckooHashTableReader::Rep::FindUserKey(
-    Lookup* lookup) const {
+inline CuckooHashTableReader::Rep::Probe
+CuckooHashTableReader::Rep::FindUserKey(Lookup* lookup) const {
   // The candidate counts only if its entry, verified, holds this very key.
   // The full probe covers the rest: absent keys, fingerprint collisions and
   // the stash. Damage, or a failed read, is answered where it is met.
@@ -770,6 +777,11 @@ CuckooHashTableReader::Rep::Probe CuckooHashTableReader::Rep::FindUserKey(
     const Match match = KeyAt(lookup->candidate, lookup);
     if (match != Match::kOther) return ProbeOf(match);
   }
+  return FullProbe(lookup);
+}
+
+CuckooHashTableReader::Rep::Probe CuckooHashTableReader::Rep::FullProbe(
+    Lookup* lookup) const {
   const uint64_t stride = layout_.bucket_stride();
   for (const uint64_t b : {lookup->at.bucket1, lookup->at.bucket2}) {
     if (lookup->verify &&
@@ -825,6 +837,12 @@ inline bool CuckooHashTableReader::Rep::ReadEntry(uint64_t offset, bool verify,
     *damage = Status::Corruption("CuckooHashTable: malformed entry");
     return false;
   }
+  return ReadSizedEntry(offset, verify, entry, damage);
+}
+
+bool CuckooHashTableReader::Rep::ReadSizedEntry(uint64_t offset, bool verify,
+                                                EntryView* entry,
+                                                Status* damage) const {
   // The header says how long the entry is; the rest is verified (and
   // loaded) only then.
   if (verify && offset < layout_.data_size &&
