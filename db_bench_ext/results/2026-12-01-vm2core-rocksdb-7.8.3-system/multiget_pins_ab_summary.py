@@ -4,7 +4,6 @@ for line in open(sys.argv[1]):
     parts = next(csv.reader([line]))
     label, r, name = parts[0], parts[1], parts[2]
     ns = float(parts[4])  # real_time
-    iters = float(parts[3])
     rows[(label, name)].append((int(r), ns))
 names = sorted({n for _, n in rows})
 labels = sorted({l for l, _ in rows})

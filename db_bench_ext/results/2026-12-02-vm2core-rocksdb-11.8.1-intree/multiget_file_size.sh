@@ -2,7 +2,7 @@
 # DB-level multireadrandom (batch 32) of ours and the built-in CuckooTable
 # with RocksDB's default 64 MiB files (2 files in L1 at 1M keys) and with one
 # file per level (target_file_size_base 1 GiB), the same options for both.
-# usage: files_ab.sh <ours.options from db_bench_compare's logs> <rounds> <threads>
+# usage: multiget_file_size.sh <ours.options from db_bench_compare's logs> <rounds> <threads>
 set -e
 OPTS=$1; ROUNDS=${2:-5}; T=${3:-1}
 DB=~/.cache/rocksdb-cuckoo/rocksdb-11.8.1-intree/db_bench
