@@ -18,6 +18,12 @@
 #                       outside the clone; prints the folder holding the tools
 #   ./setup.sh intree-bin-dir [version]
 #                       only print that folder (builds nothing)
+#   ./setup.sh java [version]
+#                       RocksJava with the plugin compiled in, from the same
+#                       in-tree build (default 11.8.1; 10.10.1 too), installed
+#                       into the local Maven repository as
+#                       org.rocksdb:rocksdbjni:<version>-cuckoo; then the Java
+#                       and Kafka Streams tests (java/)
 #   ./setup.sh rocksdb-tests [version]
 #                       RocksDB's own unit tests (debug build, harness
 #                       patched) with our table, memtable and Env against a
@@ -52,8 +58,14 @@ intree_tools=(db_bench ldb sst_dump db_stress)
 # debug info (objects 6 times smaller), which keeps CI's first run in time.
 # DISABLE_WARNING_AS_ERROR: GCC 12 (bookworm's) fails 10.10.1's own
 # table/unique_id.cc under -Werror with a false -Wrestrict in std::string.
+# -fPIC: the same objects also go into RocksJava's shared JNI library
+# (./setup.sh java), so one compile of RocksDB serves the tools, our suite
+# and Java; -fno-semantic-interposition keeps the inlining across global
+# functions that -fPIC alone would give up.
+pic_flags="-fPIC -fno-semantic-interposition"
 intree_make_args=(DEBUG_LEVEL=0 PORTABLE=1 "OPTIMIZE_LEVEL=-O2 -g1"
-  DISABLE_WARNING_AS_ERROR=1 ROCKSDB_PLUGINS=cuckoo)
+  DISABLE_WARNING_AS_ERROR=1 ROCKSDB_PLUGINS=cuckoo
+  "EXTRA_CXXFLAGS=$pic_flags" "EXTRA_CFLAGS=$pic_flags")
 # RocksDB's unit tests and crash test with our parts (./setup.sh
 # rocksdb-tests): a debug build (asserts, sync points, kill points, fault
 # injection) in a tree of its own whose test harness is patched
@@ -76,7 +88,7 @@ packages=(build-essential cmake ninja-build pkg-config dpkg-dev
   librocksdb-dev rocksdb-tools libgflags-dev libgtest-dev libgmock-dev
   libbenchmark-dev libjemalloc-dev libsnappy-dev liblz4-dev libzstd-dev
   libbz2-dev zlib1g-dev liburing-dev python3 python3-matplotlib valgrind
-  clang libclang-rt-14-dev)
+  clang libclang-rt-14-dev openjdk-17-jdk-headless maven)
 
 install_packages() {
   local missing=()
@@ -274,6 +286,54 @@ MSG
   mv "$tmp" "$dir"
 }
 
+# The JDK RocksDB's Java build and Maven use: $JAVA_HOME, else the one javac
+# belongs to (Debian's OpenJDK 17).
+java_home() {
+  if [ -n "${JAVA_HOME:-}" ]; then
+    echo "$JAVA_HOME"
+  else
+    dirname "$(dirname "$(readlink -f "$(command -v javac)")")"
+  fi
+}
+
+# RocksJava for RocksDB $1 with the plugin compiled in: the in-tree release
+# build's own objects (position independent, see intree_make_args) linked
+# into the JNI library by java/jni.mk, the jar installed into the local
+# Maven repository as org.rocksdb:rocksdbjni:$1-cuckoo.
+build_java() {
+  local version=${1:-$ci_intree_version} dir lock jar start
+  build_intree "$version"
+  dir=$(intree_dir "$version")
+  exec {lock}>"$dir.lock"
+  flock "$lock"
+  echo "setup: building RocksJava $version with the plugin (log: $dir/java.log)"
+  start=$SECONDS
+  if ! (cd "$dir" && JAVA_HOME=$(java_home) env -u USE_RTTI -u LIB_MODE \
+      -u EXTRA_CXXFLAGS make -j "$jobs" -f Makefile -f plugin/cuckoo/java/jni.mk \
+      "${intree_make_args[@]}" cuckoo_rocksjava) >"$dir/java.log" 2>&1; then
+    tail -n 40 "$dir/java.log" >&2
+    echo "setup: RocksJava build failed; see $dir/java.log" >&2
+    return 1
+  fi
+  exec {lock}>&-
+  jar="$dir/java/target/rocksdbjni-$version-cuckoo.jar"
+  JAVA_HOME=$(java_home) mvn -B -q install:install-file -Dfile="$jar" \
+    -DgroupId=org.rocksdb -DartifactId=rocksdbjni -Dversion="$version-cuckoo" \
+    -Dpackaging=jar -DgeneratePom=true
+  echo "setup: RocksJava $version built in $((SECONDS - start))s; installed" \
+    "as org.rocksdb:rocksdbjni:$version-cuckoo ($jar)"
+}
+
+# The Java tests of RocksJava $1 with the plugin and the Kafka Streams
+# module's (JUnit 5 under Surefire; java/).
+test_java() {
+  local version=${1:-$ci_intree_version}
+  cmake -S "$top/tests/java" -B "$top/build-java-$version" \
+    -DROCKSDBJNI_VERSION="$version-cuckoo" >/dev/null
+  (cd "$top/build-java-$version" && JAVA_HOME=$(java_home) \
+    ctest --output-on-failure -L java)
+}
+
 # Builds RocksDB $1's release configuration with ROCKSDB_PLUGINS=cuckoo
 # (intree_make_args) at intree_dir.
 build_intree() {
@@ -388,7 +448,7 @@ rocksdb_tests() {
 }
 
 usage() {
-  echo "usage: $0 [main|test|tsan|test-intree <version> [--source PATH]|" >&2
+  echo "usage: $0 [main|test|tsan|java [version]|test-intree <version> [--source PATH]|" >&2
   echo "         intree [version] [--source PATH]|intree-bin-dir [version]|" >&2
   echo "         rocksdb-tests [version]]" >&2
   exit 2
@@ -412,6 +472,7 @@ case "${1:-}" in
     set -- "$command" "$version"
     ;;
   ""|main|test|tsan) ;;
+  java) [ $# -le 2 ] || usage ;;
   rocksdb-tests) [ $# -le 2 ] || usage ;;
   *) usage ;;  # before any install or build
 esac
@@ -420,6 +481,11 @@ install_packages
 if [ "${1:-}" = intree ]; then
   build_intree "${2:-}"   # fetches RocksDB's source only when not cached
   exit 0
+fi
+if [ "${1:-}" = java ]; then
+  build_java "${2:-}"
+  test_java "${2:-$ci_intree_version}"
+  exit $?
 fi
 if [ "${1:-}" = rocksdb-tests ]; then
   rocksdb_tests "${2:-}"
@@ -451,6 +517,9 @@ case "${1:-}" in
     test_intree "$ci_intree_version"
     echo "== db_stress and db_crashtest.py, in-tree RocksDB $ci_intree_version =="
     test_stress "$ci_intree_version"
+    echo "== RocksJava $ci_intree_version with the plugin: Java and Kafka Streams tests =="
+    build_java "$ci_intree_version"
+    test_java "$ci_intree_version"
     ;;
   test-intree)
     # Any in-tree version: its release build with the plugin, our test

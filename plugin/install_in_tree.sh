@@ -13,7 +13,8 @@
 #        static_lib db_bench ldb sst_dump db_stress
 #
 # <rocksdb-source-dir>/plugin/cuckoo then holds copies (symlinks with --link)
-# of table/ memtable/ util/ cache/ plugin/, plugin/cuckoo.mk (the library's
+# of table/ memtable/ util/ cache/ plugin/, java/src/ and java/rocksjni/ (the
+# RocksJava classes and their JNI side), java/jni.mk, plugin/cuckoo.mk (the library's
 # list of sources) and plugin/CMakeLists.txt as its CMakeLists.txt (it only
 # sets variables; RocksDB makes the targets).
 # Re-running updates an earlier installation in place: a file is rewritten
@@ -107,10 +108,13 @@ manifest_new=$(mktemp)
 chmod 644 "${manifest_new}"
 trap 'rm -f "${manifest_new}"' EXIT
 
-for dir in table memtable util cache plugin; do
+# java/src and java/rocksjni: the plugin's RocksJava classes and their JNI
+# side (RocksDB's java/Makefile and rocksdbjava goal look for them there).
+for dir in table memtable util cache plugin java/src java/rocksjni; do
   if [[ ! -d "${project_dir}/${dir}" ]]; then
     rm -rf "${dest:?}/${dir}"
   elif [[ ${link} -eq 1 ]]; then
+    mkdir -p "$(dirname "${dest}/${dir}")"
     [[ "$(readlink "${dest}/${dir}" || true)" == "${project_dir}/${dir}" ]] || {
       rm -rf "${dest:?}/${dir}"
       ln -s "${project_dir}/${dir}" "${dest}/${dir}"
@@ -136,6 +140,7 @@ fi
 sync_file "${manifest_new}" "${manifest}"
 
 sync_file "${script_dir}/cuckoo.mk" "${dest}/cuckoo.mk"
+sync_file "${project_dir}/java/jni.mk" "${dest}/java/jni.mk"
 sync_file "${script_dir}/CMakeLists.txt" "${dest}/CMakeLists.txt"
 [[ "$(cat "${dest}/${marker}" 2>/dev/null)" == "${project_dir}" ]] ||
   echo "${project_dir}" > "${dest}/${marker}"

@@ -1,0 +1,35 @@
+// JNI of org.rocksdb.CuckooHashTableConfig.
+#include <jni.h>
+
+#include "include/org_rocksdb_CuckooHashTableConfig.h"
+#include "java/rocksjni/configure_from_string.h"
+#include "java/rocksjni/cuckoo_table_format_config.h"
+#include "table/cuckoo_hash_table_factory.h"
+
+using rocksdb_cuckoo::CuckooHashTableFactory;
+using rocksdb_cuckoo::kCuckooHashTableName;
+using rocksdb_cuckoo_jni::NewConfigured;
+
+// RocksJava's Options.setTableFactory takes ownership of a TableFactory*.
+jlong Java_org_rocksdb_CuckooHashTableConfig_newTableFactory(JNIEnv* env,
+                                                             jclass,
+                                                             jstring joptions) {
+  auto* factory = NewConfigured<CuckooHashTableFactory>(env, joptions,
+                                                        kCuckooHashTableName);
+  return static_cast<jlong>(reinterpret_cast<uintptr_t>(
+      static_cast<ROCKSDB_NAMESPACE::TableFactory*>(factory)));
+}
+
+void Java_org_rocksdb_CuckooHashTableConfig_disposeTableFactory(JNIEnv*, jclass,
+                                                                jlong handle) {
+  delete reinterpret_cast<ROCKSDB_NAMESPACE::TableFactory*>(handle);
+}
+
+jobject Java_org_rocksdb_CuckooHashTableConfig_parse(JNIEnv* env, jclass,
+                                                     jstring joptions) {
+  std::unique_ptr<CuckooHashTableFactory> factory(
+      NewConfigured<CuckooHashTableFactory>(env, joptions,
+                                            kCuckooHashTableName));
+  if (!factory) return nullptr;
+  return rocksdb_cuckoo_jni::NewCuckooHashTableConfig(env, *factory);
+}

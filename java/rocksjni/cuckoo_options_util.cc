@@ -1,0 +1,85 @@
+// JNI of org.rocksdb.CuckooOptionsUtil. Loading an OPTIONS file is RocksJava's
+// own (its OptionsUtil natives, called here directly); what differs is
+// describing a column family's table factory to Java, which RocksJava does
+// for BlockBasedTable only.
+#include <jni.h>
+
+#include <cstring>
+#include <string>
+
+#include "include/org_rocksdb_CuckooOptionsUtil.h"
+#include "include/org_rocksdb_OptionsUtil.h"
+#include "java/rocksjni/configure_from_string.h"
+#include "java/rocksjni/cuckoo_table_format_config.h"
+#include "rocksdb/convenience.h"
+#include "rocksdb/options.h"
+#include "table/cuckoo_hash_table.h"
+
+void Java_org_rocksdb_CuckooOptionsUtil_loadLatestOptions(
+    JNIEnv* env, jclass cls, jlong cfg_handle, jstring jdb_path,
+    jlong db_options_handle, jobject cf_descs) {
+  Java_org_rocksdb_OptionsUtil_loadLatestOptions(env, cls, cfg_handle, jdb_path,
+                                                 db_options_handle, cf_descs);
+}
+
+void Java_org_rocksdb_CuckooOptionsUtil_loadOptionsFromFile(
+    JNIEnv* env, jclass cls, jlong cfg_handle, jstring joptions_file,
+    jlong db_options_handle, jobject cf_descs) {
+  Java_org_rocksdb_OptionsUtil_loadOptionsFromFile(
+      env, cls, cfg_handle, joptions_file, db_options_handle, cf_descs);
+}
+
+void Java_org_rocksdb_CuckooOptionsUtil_columnFamilyOptionsFromString(
+    JNIEnv* env, jclass, jlong cfg_handle, jstring joptions,
+    jlong result_handle) {
+  std::string options;
+  if (!rocksdb_cuckoo_jni::CopyString(env, joptions, &options)) return;
+  const auto& config =
+      *reinterpret_cast<ROCKSDB_NAMESPACE::ConfigOptions*>(cfg_handle);
+  ROCKSDB_NAMESPACE::ColumnFamilyOptions parsed;
+  const ROCKSDB_NAMESPACE::Status s =
+      ROCKSDB_NAMESPACE::GetColumnFamilyOptionsFromString(
+          config, ROCKSDB_NAMESPACE::ColumnFamilyOptions(), options, &parsed);
+  if (!s.ok()) {
+    ROCKSDB_NAMESPACE::RocksDBExceptionJni::ThrowNew(env, s);
+    return;
+  }
+  *reinterpret_cast<ROCKSDB_NAMESPACE::ColumnFamilyOptions*>(result_handle) =
+      parsed;
+}
+
+void Java_org_rocksdb_CuckooOptionsUtil_dbOptionsFromString(
+    JNIEnv* env, jclass, jlong cfg_handle, jstring joptions,
+    jlong result_handle) {
+  std::string options;
+  if (!rocksdb_cuckoo_jni::CopyString(env, joptions, &options)) return;
+  const auto& config =
+      *reinterpret_cast<ROCKSDB_NAMESPACE::ConfigOptions*>(cfg_handle);
+  ROCKSDB_NAMESPACE::DBOptions parsed;
+  const ROCKSDB_NAMESPACE::Status s = ROCKSDB_NAMESPACE::GetDBOptionsFromString(
+      config, ROCKSDB_NAMESPACE::DBOptions(), options, &parsed);
+  if (!s.ok()) {
+    ROCKSDB_NAMESPACE::RocksDBExceptionJni::ThrowNew(env, s);
+    return;
+  }
+  *reinterpret_cast<ROCKSDB_NAMESPACE::DBOptions*>(result_handle) = parsed;
+}
+
+jobject Java_org_rocksdb_CuckooOptionsUtil_readTableFormatConfig(
+    JNIEnv* env, jclass cls, jlong cf_options_handle) {
+  const auto* cf_options =
+      reinterpret_cast<ROCKSDB_NAMESPACE::ColumnFamilyOptions*>(
+          cf_options_handle);
+  const auto* factory = cf_options->table_factory.get();
+  if (factory == nullptr) return nullptr;
+  if (std::strcmp(factory->Name(), rocksdb_cuckoo::kCuckooHashTableName) == 0) {
+    return rocksdb_cuckoo_jni::NewCuckooHashTableConfig(env, *factory);
+  }
+  if (std::strcmp(factory->Name(),
+                  ROCKSDB_NAMESPACE::TableFactory::kBlockBasedTableName()) ==
+      0) {
+    return Java_org_rocksdb_OptionsUtil_readTableFormatConfig(
+        env, cls, cf_options_handle);
+  }
+  return nullptr;  // no Java class describes this factory
+}
