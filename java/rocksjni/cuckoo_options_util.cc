@@ -13,6 +13,7 @@
 #include "java/rocksjni/cuckoo_table_format_config.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/options.h"
+#include "rocksdb/utilities/backup_engine.h"
 #include "table/cuckoo_hash_table.h"
 
 void Java_org_rocksdb_CuckooOptionsUtil_loadLatestOptions(
@@ -82,4 +83,12 @@ jobject Java_org_rocksdb_CuckooOptionsUtil_readTableFormatConfig(
         env, cls, cf_options_handle);
   }
   return nullptr;  // no Java class describes this factory
+}
+
+void Java_org_rocksdb_CuckooOptionsUtil_setLegacyBackupFileNaming(
+    JNIEnv*, jclass, jlong backup_engine_options_handle) {
+  reinterpret_cast<ROCKSDB_NAMESPACE::BackupEngineOptions*>(
+      backup_engine_options_handle)
+      ->share_files_with_checksum_naming =
+      ROCKSDB_NAMESPACE::BackupEngineOptions::kLegacyCrc32cAndFileSize;
 }

@@ -19,6 +19,8 @@ import java.util.List;
  *       {@link #dbOptionsFromString} throw {@link RocksDBException} with
  *       RocksDB's message where {@code getColumnFamilyOptionsFromProps} and
  *       {@code getDBOptionsFromProps} return null.</li>
+ *   <li>{@link #setLegacyBackupFileNaming} sets the BackupEngine naming that
+ *       works with every table format, which RocksJava cannot.</li>
  * </ul>
  */
 public final class CuckooOptionsUtil {
@@ -104,6 +106,21 @@ public final class CuckooOptionsUtil {
     return result;
   }
 
+  /**
+   * Names backed-up table files by their CRC32c and size. BackupEngine's
+   * default naming ({@code kUseDbSessionId}, RocksDB 9.x and later) reads
+   * each file's properties through a BlockBasedTable-only path and refuses
+   * CuckooHashTable files, so no backup is recorded; RocksJava has no setter
+   * for {@code share_files_with_checksum_naming}.
+   *
+   * @param options the BackupEngine options to change
+   * @return {@code options}
+   */
+  public static BackupEngineOptions setLegacyBackupFileNaming(final BackupEngineOptions options) {
+    setLegacyBackupFileNaming(options.nativeHandle_);
+    return options;
+  }
+
   private static void fetchTableFormatConfigs(final List<ColumnFamilyDescriptor> cfDescs) {
     for (final ColumnFamilyDescriptor descriptor : cfDescs) {
       @SuppressWarnings("PMD.CloseResource")
@@ -121,6 +138,7 @@ public final class CuckooOptionsUtil {
       long cfgHandle, String options, long resultHandle) throws RocksDBException;
   private static native void dbOptionsFromString(
       long cfgHandle, String options, long resultHandle) throws RocksDBException;
+  private static native void setLegacyBackupFileNaming(long backupEngineOptionsHandle);
   // A CuckooHashTableConfig or BlockBasedTableConfig describing the column
   // family's table factory; null for a factory Java has no class for.
   private static native TableFormatConfig readTableFormatConfig(long cfOptionsHandle);
