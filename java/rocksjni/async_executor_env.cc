@@ -70,13 +70,11 @@ JavaAsyncExecutorEnv* FromHandle(jlong handle) {
 
 }  // namespace
 
-// RocksJava's Env methods and Options.setEnv read the handle as an Env*.
 jlong Java_org_rocksdb_AsyncExecutorEnv_newEnv(JNIEnv* env, jclass,
                                                jstring joptions) {
-  auto* async_env = rocksdb_cuckoo_jni::NewConfigured<JavaAsyncExecutorEnv>(
+  return rocksdb_cuckoo_jni::NewConfiguredHandle<ROCKSDB_NAMESPACE::Env,
+                                                 JavaAsyncExecutorEnv>(
       env, joptions, rocksdb_cuckoo::AsyncExecutorEnv::kClassName());
-  return static_cast<jlong>(reinterpret_cast<uintptr_t>(
-      static_cast<ROCKSDB_NAMESPACE::Env*>(async_env)));
 }
 
 jobject Java_org_rocksdb_AsyncExecutorEnv_config(JNIEnv* env, jclass,

@@ -6,6 +6,7 @@
 
 #include <jni.h>
 
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 
@@ -66,6 +67,15 @@ T* NewConfigured(JNIEnv* env, jstring joptions, const char* name) {
     return nullptr;
   }
   return object;
+}
+
+// NewConfigured as the `Base*` RocksJava takes ownership of (the handle
+// Options.setTableFactory, setMemTableFactory and setEnv read); 0 after a
+// Java exception.
+template <typename Base, typename T>
+jlong NewConfiguredHandle(JNIEnv* env, jstring joptions, const char* name) {
+  Base* object = NewConfigured<T>(env, joptions, name);
+  return static_cast<jlong>(reinterpret_cast<uintptr_t>(object));
 }
 
 }  // namespace rocksdb_cuckoo_jni

@@ -10,14 +10,12 @@ using rocksdb_cuckoo::CuckooHashTableFactory;
 using rocksdb_cuckoo::kCuckooHashTableName;
 using rocksdb_cuckoo_jni::NewConfigured;
 
-// RocksJava's Options.setTableFactory takes ownership of a TableFactory*.
 jlong Java_org_rocksdb_CuckooHashTableConfig_newTableFactory(JNIEnv* env,
                                                              jclass,
                                                              jstring joptions) {
-  auto* factory = NewConfigured<CuckooHashTableFactory>(env, joptions,
-                                                        kCuckooHashTableName);
-  return static_cast<jlong>(reinterpret_cast<uintptr_t>(
-      static_cast<ROCKSDB_NAMESPACE::TableFactory*>(factory)));
+  return rocksdb_cuckoo_jni::NewConfiguredHandle<
+      ROCKSDB_NAMESPACE::TableFactory, CuckooHashTableFactory>(
+      env, joptions, kCuckooHashTableName);
 }
 
 void Java_org_rocksdb_CuckooHashTableConfig_disposeTableFactory(JNIEnv*, jclass,

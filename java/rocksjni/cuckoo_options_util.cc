@@ -30,40 +30,55 @@ void Java_org_rocksdb_CuckooOptionsUtil_loadOptionsFromFile(
       env, cls, cfg_handle, joptions_file, db_options_handle, cf_descs);
 }
 
-void Java_org_rocksdb_CuckooOptionsUtil_columnFamilyOptionsFromString(
-    JNIEnv* env, jclass, jlong cfg_handle, jstring joptions,
-    jlong result_handle) {
+namespace {
+
+// Parses `joptions` over default `Options` with `parse` (RocksDB's
+// Get*OptionsFromString) into the object at `result_handle`, or throws
+// RocksDBException with RocksDB's message.
+template <typename Options, typename Parse>
+void ParseInto(JNIEnv* env, jlong cfg_handle, jstring joptions,
+               jlong result_handle, Parse parse) {
   std::string options;
   if (!rocksdb_cuckoo_jni::CopyString(env, joptions, &options)) return;
   const auto& config =
       *reinterpret_cast<ROCKSDB_NAMESPACE::ConfigOptions*>(cfg_handle);
-  ROCKSDB_NAMESPACE::ColumnFamilyOptions parsed;
+  Options parsed;
   const ROCKSDB_NAMESPACE::Status s =
-      ROCKSDB_NAMESPACE::GetColumnFamilyOptionsFromString(
-          config, ROCKSDB_NAMESPACE::ColumnFamilyOptions(), options, &parsed);
+      parse(config, Options(), options, &parsed);
   if (!s.ok()) {
     ROCKSDB_NAMESPACE::RocksDBExceptionJni::ThrowNew(env, s);
     return;
   }
-  *reinterpret_cast<ROCKSDB_NAMESPACE::ColumnFamilyOptions*>(result_handle) =
-      parsed;
+  *reinterpret_cast<Options*>(result_handle) = parsed;
+}
+
+}  // namespace
+
+void Java_org_rocksdb_CuckooOptionsUtil_columnFamilyOptionsFromString(
+    JNIEnv* env, jclass, jlong cfg_handle, jstring joptions,
+    jlong result_handle) {
+  ParseInto<ROCKSDB_NAMESPACE::ColumnFamilyOptions>(
+      env, cfg_handle, joptions, result_handle,
+      [](const ROCKSDB_NAMESPACE::ConfigOptions& config,
+         const ROCKSDB_NAMESPACE::ColumnFamilyOptions& base,
+         const std::string& options,
+         ROCKSDB_NAMESPACE::ColumnFamilyOptions* parsed) {
+        return ROCKSDB_NAMESPACE::GetColumnFamilyOptionsFromString(
+            config, base, options, parsed);
+      });
 }
 
 void Java_org_rocksdb_CuckooOptionsUtil_dbOptionsFromString(
     JNIEnv* env, jclass, jlong cfg_handle, jstring joptions,
     jlong result_handle) {
-  std::string options;
-  if (!rocksdb_cuckoo_jni::CopyString(env, joptions, &options)) return;
-  const auto& config =
-      *reinterpret_cast<ROCKSDB_NAMESPACE::ConfigOptions*>(cfg_handle);
-  ROCKSDB_NAMESPACE::DBOptions parsed;
-  const ROCKSDB_NAMESPACE::Status s = ROCKSDB_NAMESPACE::GetDBOptionsFromString(
-      config, ROCKSDB_NAMESPACE::DBOptions(), options, &parsed);
-  if (!s.ok()) {
-    ROCKSDB_NAMESPACE::RocksDBExceptionJni::ThrowNew(env, s);
-    return;
-  }
-  *reinterpret_cast<ROCKSDB_NAMESPACE::DBOptions*>(result_handle) = parsed;
+  ParseInto<ROCKSDB_NAMESPACE::DBOptions>(
+      env, cfg_handle, joptions, result_handle,
+      [](const ROCKSDB_NAMESPACE::ConfigOptions& config,
+         const ROCKSDB_NAMESPACE::DBOptions& base, const std::string& options,
+         ROCKSDB_NAMESPACE::DBOptions* parsed) {
+        return ROCKSDB_NAMESPACE::GetDBOptionsFromString(config, base, options,
+                                                         parsed);
+      });
 }
 
 jobject Java_org_rocksdb_CuckooOptionsUtil_readTableFormatConfig(

@@ -9,13 +9,11 @@ using rocksdb_cuckoo::kStripedHashMemTableName;
 using rocksdb_cuckoo::StripedHashMemTableFactory;
 using rocksdb_cuckoo_jni::NewConfigured;
 
-// RocksJava's Options.setMemTableFactory takes ownership of the pointer.
 jlong Java_org_rocksdb_StripedHashMemTableConfig_newMemTableFactory(
     JNIEnv* env, jclass, jstring joptions) {
-  auto* factory = NewConfigured<StripedHashMemTableFactory>(
+  return rocksdb_cuckoo_jni::NewConfiguredHandle<
+      ROCKSDB_NAMESPACE::MemTableRepFactory, StripedHashMemTableFactory>(
       env, joptions, kStripedHashMemTableName);
-  return static_cast<jlong>(reinterpret_cast<uintptr_t>(
-      static_cast<ROCKSDB_NAMESPACE::MemTableRepFactory*>(factory)));
 }
 
 void Java_org_rocksdb_StripedHashMemTableConfig_disposeMemTableFactory(

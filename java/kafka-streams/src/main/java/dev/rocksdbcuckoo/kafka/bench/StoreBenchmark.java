@@ -4,7 +4,6 @@ import dev.rocksdbcuckoo.kafka.CuckooRocksDBConfigSetter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
