@@ -41,8 +41,10 @@ struct AsyncExecutorEnvOptions {
   // With fair_share: a pool may run one thread beyond its count, only for
   // the jobs of a DB that has none running while every thread is busy with
   // other DBs' long jobs (so a DB flooding the pool with compactions cannot
-  // make another's flush wait for a whole compaction). False: the thread
-  // counts are hard limits.
+  // make another's flush wait for a whole compaction). Untagged jobs (the
+  // user's own Schedule calls, RocksDB's untagged purges and file opens)
+  // are no DB's: beside them the counts hold. False: the thread counts are
+  // hard limits.
   bool starvation_helper = true;
   // When set, the executor's statistics are appended to this file when the
   // Env is destroyed: the way to see them from tools like db_bench.

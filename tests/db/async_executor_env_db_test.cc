@@ -137,6 +137,54 @@ TEST_F(AsyncExecutorEnvDbTest, OpenWriteFlushCompactCloseCycles) {
   EXPECT_GT(low.completed(), 3u) << env_->StatsString();
 }
 
+// One DB beside the user's own long job (an untagged Env::Schedule) runs no
+// more jobs at once than its pools hold, as on Env::Default(): with LOW = 1
+// held by that job and HIGH = 0 (flushes then run in LOW), the DB's flush
+// waits for the job. The pool's helper serves a DB only while other DBs'
+// jobs hold every thread, and untagged work is no DB's.
+TEST_F(AsyncExecutorEnvDbTest, UntaggedJobHoldsThePoolAndTheFlushWaits) {
+  Options options = SmallBufferOptions();
+  options.disable_auto_compactions = true;
+  DB* raw = nullptr;
+  ASSERT_OK(OpenDB(options, root_ + "/db", &raw));
+  std::unique_ptr<DB> db(raw);
+  env_->SetBackgroundThreads(1, Env::LOW);
+  env_->SetBackgroundThreads(0, Env::HIGH);
+  struct Sleeper {
+    std::atomic<bool> started{false};
+    std::atomic<bool> release{false};
+  } sleeper;
+  env_->Schedule(
+      [](void* arg) {
+        auto* s = static_cast<Sleeper*>(arg);
+        s->started = true;
+        while (!s->release) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+      },
+      &sleeper, Env::LOW);
+  while (!sleeper.started) std::this_thread::yield();
+
+  ASSERT_OK(db->Put(WriteOptions(), Key(1), Value(1, 0)));
+  FlushOptions no_wait;
+  no_wait.wait = false;
+  ASSERT_OK(db->Flush(no_wait));
+  // Long enough for a flush of one key to have run, had a thread run it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  std::string files;
+  ASSERT_TRUE(db->GetProperty("rocksdb.num-files-at-level0", &files));
+  EXPECT_EQ(files, "0");
+  EXPECT_GE(env_->GetThreadPoolQueueLen(Env::LOW), 1u);
+
+  sleeper.release = true;
+  ASSERT_OK(db->Flush(FlushOptions()));
+  ASSERT_TRUE(db->GetProperty("rocksdb.num-files-at-level0", &files));
+  EXPECT_EQ(files, "1");
+  EXPECT_EQ(env_->executor().GetPoolStats(Env::LOW).helper_runs, 0u)
+      << env_->StatsString();
+  ASSERT_OK(db->Close());
+}
+
 // RocksDB's DBTest.GetThreadStatus and ThreadStatusFlush: its own pools
 // register their threads with its thread status, so that GetThreadList shows
 // them by pool (and, with enable_thread_tracking, the job each runs). Ours

@@ -53,28 +53,37 @@ bool FairReadyQueue::Push(ExecutorTask* task, uint64_t word) {
 }
 
 bool FairReadyQueue::Pop(ExecutorTask** task, uint64_t* word) {
-  return PopFrom(INT_MAX, task, word);
+  return PopFrom(INT_MAX, /*tagged_only=*/false, task, word);
 }
 
 bool FairReadyQueue::PopStarved(ExecutorTask** task, uint64_t* word) {
-  return PopFrom(0, task, word);
+  return !UntaggedRunning() && PopFrom(0, /*tagged_only=*/true, task, word);
 }
 
 bool FairReadyQueue::HasStarved() const {
+  if (UntaggedRunning()) return false;
   for (const std::vector<Client*>& waiting : waiting_) {
     for (const Client* client : waiting) {
-      if (client->running == 0) return true;
+      if (client->key != nullptr && client->running == 0) return true;
     }
   }
   return false;
 }
 
-bool FairReadyQueue::PopFrom(int max_running, ExecutorTask** task,
-                             uint64_t* word) {
+bool FairReadyQueue::UntaggedRunning() const {
+  for (const auto& client : clients_) {
+    if (client->key == nullptr) return client->running > 0;
+  }
+  return false;
+}
+
+bool FairReadyQueue::PopFrom(int max_running, bool tagged_only,
+                             ExecutorTask** task, uint64_t* word) {
   for (int p = kNumTaskPriorities - 1; p >= 0; --p) {
     Client* best = nullptr;
     for (Client* client : waiting_[p]) {
       if (client->running > max_running) continue;
+      if (tagged_only && client->key == nullptr) continue;
       if (best == nullptr || client->running < best->running ||
           (client->running == best->running &&
            client->last_served < best->last_served)) {

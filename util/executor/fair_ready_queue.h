@@ -39,8 +39,11 @@ class FairReadyQueue {
   // Call once per task taken by Pop or PopStarved, when it has run or was
   // dropped as stale.
   void Finished(const void* client);
-  // Whether some client has tasks queued and none running ("starved"), and
-  // Pop restricted to such clients.
+  // Whether some tagged client (a DB) has tasks queued and none running
+  // while no untagged task runs ("starved"), and Pop restricted to such
+  // clients. Untagged work (a user's own jobs, RocksDB's untagged purges and
+  // file opens) is no other DB's: it never makes a DB starved, so one DB
+  // beside it runs no more jobs at once than its pool's threads.
   bool HasStarved() const;
   bool PopStarved(ExecutorTask** task, uint64_t* word);
   // Unlinks every task for which remove(task) returns true; `remove` takes
@@ -71,8 +74,11 @@ class FairReadyQueue {
   static constexpr size_t kMaxClients = 64;
 
   Client* Find(const void* key);
-  // Pop's choice among clients with running <= max_running.
-  bool PopFrom(int max_running, ExecutorTask** task, uint64_t* word);
+  // Pop's choice among clients with running <= max_running (and only tagged
+  // ones if `tagged_only`).
+  bool PopFrom(int max_running, bool tagged_only, ExecutorTask** task,
+               uint64_t* word);
+  bool UntaggedRunning() const;
   void Wait(Client* client, int priority);
   void Unwait(Client* client, int priority);
   void ForgetIdleClients();

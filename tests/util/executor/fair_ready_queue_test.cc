@@ -1,6 +1,7 @@
 // FairReadyQueue on its own: priority first, then the client with the fewest
 // running, then the one served longest ago; FIFO per client; re-pushing a
-// queued task only updates its word; RemoveIf; starved clients.
+// queued task only updates its word; RemoveIf; starved clients, which
+// untagged work never makes.
 
 #include "util/executor/fair_ready_queue.h"
 
@@ -103,6 +104,25 @@ TEST_F(FairReadyQueueTest, StarvedMeansQueuedWithNothingRunning) {
   ASSERT_TRUE(queue_.PopStarved(&popped, &word));
   EXPECT_EQ(popped, b1);  // a's queued task has a sibling running
   EXPECT_FALSE(queue_.PopStarved(&popped, &word));
+}
+
+// Untagged work (client null: a user's own jobs, RocksDB's untagged ones)
+// is no DB's: queued, it is not starved, and while it runs no DB is, so the
+// pool's helper never runs a DB's job beside it.
+TEST_F(FairReadyQueueTest, UntaggedWorkNeverMakesADbStarved) {
+  queue_.Push(Make(nullptr, TaskPriority::kNormal), 0);
+  EXPECT_FALSE(queue_.HasStarved());
+  EXPECT_EQ(PopTask()->client, nullptr);  // the untagged task runs
+  ExecutorTask* b1 = Make(&b_, TaskPriority::kNormal);
+  queue_.Push(b1, 0);
+  EXPECT_FALSE(queue_.HasStarved());
+  ExecutorTask* popped = nullptr;
+  uint64_t word = 0;
+  EXPECT_FALSE(queue_.PopStarved(&popped, &word));
+  queue_.Finished(nullptr);
+  EXPECT_TRUE(queue_.HasStarved());
+  ASSERT_TRUE(queue_.PopStarved(&popped, &word));
+  EXPECT_EQ(popped, b1);
 }
 
 }  // namespace

@@ -319,6 +319,28 @@ TEST(TaskExecutorTest, HelperRunsAStarvedClientsTask) {
   EXPECT_EQ(executor.GetPoolStats(kPool).helper_runs, 1u);
 }
 
+// A long untagged task (a user's own Env::Schedule job) holds the pool's
+// only worker: a DB's task waits for it, as with RocksDB's own thread pool,
+// since untagged work is no other DB's.
+TEST(TaskExecutorTest, UntaggedLongTaskLeavesNoDbStarved) {
+  TaskExecutor executor({"pool"});
+  executor.SetThreads(kPool, 1);
+  int db = 0;
+  Gate gate;
+  Counter started;
+  BlockWorker(&executor, &gate, &started);  // untagged
+  Counter ran;
+  TaskHandle handle =
+      executor.Add(kPool, [&ran] { ran.Add(); }, WithClient(&db));
+  // Long enough for the helper to have run it, were it allowed to.
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(handle.state(), TaskState::kReady);
+  EXPECT_EQ(ran.value(), 0);
+  gate.Open();
+  ran.WaitFor(1);
+  EXPECT_EQ(executor.GetPoolStats(kPool).helper_runs, 0u);
+}
+
 TEST(TaskExecutorTest, WithoutTheHelperThreadCountsAreHardLimits) {
   TaskExecutor executor({"pool"});
   executor.EnableStarvationHelper(false);
