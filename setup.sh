@@ -308,13 +308,9 @@ build_java() {
   flock "$lock"
   echo "setup: building RocksJava $version with the plugin (log: $dir/java.log)"
   start=$SECONDS
-  if ! (cd "$dir" && JAVA_HOME=$(java_home) env -u USE_RTTI -u LIB_MODE \
-      -u EXTRA_CXXFLAGS make -j "$jobs" -f Makefile -f plugin/cuckoo/java/jni.mk \
-      "${intree_make_args[@]}" cuckoo_rocksjava) >"$dir/java.log" 2>&1; then
-    tail -n 40 "$dir/java.log" >&2
-    echo "setup: RocksJava build failed; see $dir/java.log" >&2
-    return 1
-  fi
+  JAVA_HOME=$(java_home) make_in_tree "$dir" "$dir/java.log" \
+    -f Makefile -f plugin/cuckoo/java/jni.mk "${intree_make_args[@]}" \
+    cuckoo_rocksjava || return 1
   exec {lock}>&-
   jar="$dir/java/target/rocksdbjni-$version-cuckoo.jar"
   JAVA_HOME=$(java_home) mvn -B -q install:install-file -Dfile="$jar" \
@@ -342,6 +338,20 @@ build_intree() {
     static_lib "${intree_tools[@]}"
 }
 
+# Runs make with arguments ${@:3} in RocksDB tree $1, its output in log $2
+# (the end of it shown when make fails). The caller's USE_RTTI, LIB_MODE and
+# EXTRA_CXXFLAGS would change RocksDB's flags: the arguments say them.
+make_in_tree() {
+  local dir=$1 log=$2
+  shift 2
+  if ! (cd "$dir" && env -u USE_RTTI -u LIB_MODE -u EXTRA_CXXFLAGS \
+      make -j "$jobs" "$@") >"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    echo "setup: build failed; see $log" >&2
+    return 1
+  fi
+}
+
 # Builds RocksDB $1 in folder $2 (its source put there once) with the make
 # arguments in the array named $3, goals ${@:4}, the plugin in-tree.
 # Re-running rebuilds only what changed: install_in_tree.sh rewrites only
@@ -364,12 +374,7 @@ build_tree() {
   echo "${make_args[*]}" >"$stamp"
   echo "setup: building RocksDB $version in $dir (log: $dir/make.log)"
   start=$SECONDS
-  if ! (cd "$dir" && env -u USE_RTTI -u LIB_MODE -u EXTRA_CXXFLAGS \
-      make -j "$jobs" "${make_args[@]}" "${goals[@]}") >"$dir/make.log" 2>&1; then
-    tail -n 40 "$dir/make.log" >&2
-    echo "setup: build failed; see $dir/make.log" >&2
-    return 1
-  fi
+  make_in_tree "$dir" "$dir/make.log" "${make_args[@]}" "${goals[@]}" || return 1
   for t in "${goals[@]}"; do
     [ -x "$dir/$t" ] || continue
     if ldd "$dir/$t" | grep -q 'librocksdb\.so'; then

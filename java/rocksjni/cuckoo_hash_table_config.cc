@@ -18,11 +18,6 @@ jlong Java_org_rocksdb_CuckooHashTableConfig_newTableFactory(JNIEnv* env,
       env, joptions, kCuckooHashTableName);
 }
 
-void Java_org_rocksdb_CuckooHashTableConfig_disposeTableFactory(JNIEnv*, jclass,
-                                                                jlong handle) {
-  delete reinterpret_cast<ROCKSDB_NAMESPACE::TableFactory*>(handle);
-}
-
 jobject Java_org_rocksdb_CuckooHashTableConfig_parse(JNIEnv* env, jclass,
                                                      jstring joptions) {
   std::unique_ptr<CuckooHashTableFactory> factory(

@@ -32,12 +32,17 @@ void Java_org_rocksdb_CuckooOptionsUtil_loadOptionsFromFile(
 
 namespace {
 
-// Parses `joptions` over default `Options` with `parse` (RocksDB's
-// Get*OptionsFromString) into the object at `result_handle`, or throws
-// RocksDBException with RocksDB's message.
-template <typename Options, typename Parse>
+// RocksDB's Get*OptionsFromString for `Options`.
+template <typename Options>
+using ParseOptions =
+    ROCKSDB_NAMESPACE::Status (*)(const ROCKSDB_NAMESPACE::ConfigOptions&,
+                                  const Options&, const std::string&, Options*);
+
+// Parses `joptions` over default `Options` with `parse` into the object at
+// `result_handle`, or throws RocksDBException with RocksDB's message.
+template <typename Options>
 void ParseInto(JNIEnv* env, jlong cfg_handle, jstring joptions,
-               jlong result_handle, Parse parse) {
+               jlong result_handle, ParseOptions<Options> parse) {
   std::string options;
   if (!rocksdb_cuckoo_jni::CopyString(env, joptions, &options)) return;
   const auto& config =
@@ -59,13 +64,7 @@ void Java_org_rocksdb_CuckooOptionsUtil_columnFamilyOptionsFromString(
     jlong result_handle) {
   ParseInto<ROCKSDB_NAMESPACE::ColumnFamilyOptions>(
       env, cfg_handle, joptions, result_handle,
-      [](const ROCKSDB_NAMESPACE::ConfigOptions& config,
-         const ROCKSDB_NAMESPACE::ColumnFamilyOptions& base,
-         const std::string& options,
-         ROCKSDB_NAMESPACE::ColumnFamilyOptions* parsed) {
-        return ROCKSDB_NAMESPACE::GetColumnFamilyOptionsFromString(
-            config, base, options, parsed);
-      });
+      ROCKSDB_NAMESPACE::GetColumnFamilyOptionsFromString);
 }
 
 void Java_org_rocksdb_CuckooOptionsUtil_dbOptionsFromString(
@@ -73,12 +72,7 @@ void Java_org_rocksdb_CuckooOptionsUtil_dbOptionsFromString(
     jlong result_handle) {
   ParseInto<ROCKSDB_NAMESPACE::DBOptions>(
       env, cfg_handle, joptions, result_handle,
-      [](const ROCKSDB_NAMESPACE::ConfigOptions& config,
-         const ROCKSDB_NAMESPACE::DBOptions& base, const std::string& options,
-         ROCKSDB_NAMESPACE::DBOptions* parsed) {
-        return ROCKSDB_NAMESPACE::GetDBOptionsFromString(config, base, options,
-                                                         parsed);
-      });
+      ROCKSDB_NAMESPACE::GetDBOptionsFromString);
 }
 
 jobject Java_org_rocksdb_CuckooOptionsUtil_readTableFormatConfig(

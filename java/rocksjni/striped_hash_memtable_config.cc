@@ -16,11 +16,6 @@ jlong Java_org_rocksdb_StripedHashMemTableConfig_newMemTableFactory(
       env, joptions, kStripedHashMemTableName);
 }
 
-void Java_org_rocksdb_StripedHashMemTableConfig_disposeMemTableFactory(
-    JNIEnv*, jclass, jlong handle) {
-  delete reinterpret_cast<ROCKSDB_NAMESPACE::MemTableRepFactory*>(handle);
-}
-
 jobject Java_org_rocksdb_StripedHashMemTableConfig_parse(JNIEnv* env, jclass,
                                                          jstring joptions) {
   std::unique_ptr<StripedHashMemTableFactory> factory(

@@ -21,15 +21,26 @@ public class CuckooHashTableConfig extends TableFormatConfig {
   /** The id users type in options strings and OPTIONS files carry. */
   public static final String NAME = "CuckooHashTable";
 
-  private double hashTableRatio = 0.9;
-  private boolean identityAsFirstHash = false;
-  private int maxSearchDepth = 128;
-  private boolean slotOrdered = true;
-  private ChecksumType checksumType = ChecksumType.kXXH3;
-  private boolean loadInBackground = true;
+  private double hashTableRatio;
+  private boolean identityAsFirstHash;
+  private int maxSearchDepth;
+  private boolean slotOrdered;
+  private ChecksumType checksumType;
+  private boolean loadInBackground;
 
-  /** The defaults, as in C++ (CuckooHashTableOptions). */
-  public CuckooHashTableConfig() {}
+  /** The defaults: those of a native factory made with no options. */
+  public CuckooHashTableConfig() {
+    this(parse(""));
+  }
+
+  private CuckooHashTableConfig(final CuckooHashTableConfig other) {
+    hashTableRatio = other.hashTableRatio;
+    identityAsFirstHash = other.identityAsFirstHash;
+    maxSearchDepth = other.maxSearchDepth;
+    slotOrdered = other.slotOrdered;
+    checksumType = other.checksumType;
+    loadInBackground = other.loadInBackground;
+  }
 
   // Called from native code to describe a factory read from an OPTIONS file.
   CuckooHashTableConfig(final double hashTableRatio, final boolean identityAsFirstHash,
@@ -189,7 +200,7 @@ public class CuckooHashTableConfig extends TableFormatConfig {
 
   private void checkOrUndo(final Runnable undo) {
     try {
-      disposeTableFactory(newTableFactory(toString()));
+      parse(toString());
     } catch (final IllegalArgumentException e) {
       undo.run();
       throw e;
@@ -199,6 +210,6 @@ public class CuckooHashTableConfig extends TableFormatConfig {
   // Makes a factory configured from `options`; throws IllegalArgumentException
   // with RocksDB's message when it refuses them.
   private static native long newTableFactory(String options);
-  private static native void disposeTableFactory(long handle);
+  // The configuration of a factory made from `options`, with the same checks.
   private static native CuckooHashTableConfig parse(String options);
 }

@@ -44,13 +44,22 @@ public class StripedHashMemTableConfig extends MemTableConfig {
     }
   }
 
-  private long bucketCount = 1024;
-  private double maxLoadFactor = 0.75;
-  private StripeMode stripeMode = StripeMode.AUTO;
-  private long entrySlabSize = 0;
+  private long bucketCount;
+  private double maxLoadFactor;
+  private StripeMode stripeMode;
+  private long entrySlabSize;
 
-  /** The defaults, as in C++ (StripedHashMemTableOptions). */
-  public StripedHashMemTableConfig() {}
+  /** The defaults: those of a native factory made with no options. */
+  public StripedHashMemTableConfig() {
+    this(parse(""));
+  }
+
+  private StripedHashMemTableConfig(final StripedHashMemTableConfig other) {
+    bucketCount = other.bucketCount;
+    maxLoadFactor = other.maxLoadFactor;
+    stripeMode = other.stripeMode;
+    entrySlabSize = other.entrySlabSize;
+  }
 
   /**
    * A configuration from an options string such as
@@ -163,7 +172,7 @@ public class StripedHashMemTableConfig extends MemTableConfig {
 
   private void checkOrUndo(final Runnable undo) {
     try {
-      disposeMemTableFactory(newMemTableFactory(toString()));
+      parse(toString());
     } catch (final IllegalArgumentException e) {
       undo.run();
       throw e;
@@ -171,6 +180,6 @@ public class StripedHashMemTableConfig extends MemTableConfig {
   }
 
   private static native long newMemTableFactory(String options);
-  private static native void disposeMemTableFactory(long handle);
+  // The configuration of a factory made from `options`, with the same checks.
   private static native StripedHashMemTableConfig parse(String options);
 }
