@@ -442,7 +442,7 @@ rocksdb_tests() {
   build_tree "$version" "$debug" debug_make_args db_stress "${binaries[@]}"
   echo "== RocksDB $version's unit tests: baseline, then our table, memtable, Env =="
   python3 "$top/tests/rocksdb/run_unit_tests.py" --tree "$debug" \
-    --jobs "$jobs" || status=1
+    --jobs "$jobs" --report "$top/tests/rocksdb/results/$version" || status=1
   echo "== db_stress and db_crashtest.py, RocksDB $version debug build =="
   python3 "$top/tests/stress/run_stress.py" --short --bin_dir "$debug" || status=1
   echo "== db_stress and db_crashtest.py, RocksDB $version ASan build =="

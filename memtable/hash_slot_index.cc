@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <memory>
 #include <new>
+#include <string>
 #include <thread>
 
 #include "util/key_hash.h"
@@ -239,8 +240,9 @@ void HashSlotIndex::Prefetch(const uint64_t* hashes, size_t n, int cpu) {
   }
 }
 
-HashSlotIndex::FindResult HashSlotIndex::Find(const Slice& user_key,
-                                              uint64_t hash, int cpu) {
+template <bool kCheckTags>
+HashSlotIndex::FindResult HashSlotIndex::Probe(const Slice& user_key,
+                                               uint64_t hash, int cpu) {
   const uint64_t tag = TagOf(hash);
   FindResult result;
   GateScope scope(&gate_, gate_.EnterRead(cpu));
@@ -263,10 +265,20 @@ HashSlotIndex::FindResult HashSlotIndex::Find(const Slice& user_key,
         break;
       }
       ++result.tag_collisions;
+      if (kCheckTags &&
+          TagOf(Hash(DecodeEntryKey(head->entry()).user_key)) != tag) {
+        result.misplaced = head;
+        break;
+      }
     }
   }
   return result;
 }
+
+template HashSlotIndex::FindResult HashSlotIndex::Probe<false>(const Slice&,
+                                                               uint64_t, int);
+template HashSlotIndex::FindResult HashSlotIndex::Probe<true>(const Slice&,
+                                                              uint64_t, int);
 
 size_t HashSlotIndex::CollectHeads(HashNode** out, size_t capacity) {
   GateScope scope(&gate_, gate_.EnterRead(CurrentCpu()));
@@ -384,6 +396,32 @@ uint64_t HashSlotIndex::MoveChunk(const SlotArray& from, SlotArray* to,
     }
   }
   return num_used;
+}
+
+ROCKSDB_NAMESPACE::Status CheckFound(const Slice& user_key,
+                                     const HashSlotIndex::FindResult& found,
+                                     const HashNode* entry,
+                                     bool allow_data_in_errors) {
+  using ROCKSDB_NAMESPACE::Status;
+  if (found.misplaced != nullptr) {
+    std::string message = "striped_hash: a hash slot tagged for a key holds ";
+    message +=
+        allow_data_in_errors
+            ? DecodeEntryKey(found.misplaced->entry()).user_key.ToString(true) +
+                  ", which hashes elsewhere (looking up " +
+                  user_key.ToString(true) + ")"
+            : "another key, which hashes elsewhere";
+    return Status::Corruption(message);
+  }
+  if (entry == nullptr) return Status::OK();
+  for (const HashNode* node = found.head; node != nullptr;
+       node = NextOf(node)) {
+    if (node == entry) return Status::OK();
+  }
+  return Status::Corruption(
+      std::string("striped_hash: an entry is not where the hash index finds "
+                  "its key") +
+      (allow_data_in_errors ? " " + user_key.ToString(true) : std::string()));
 }
 
 }  // namespace rocksdb_cuckoo

@@ -29,6 +29,7 @@
 #include "memtable/insert_log.h"
 #include "memtable/resize_gate.h"
 #include "rocksdb/slice.h"
+#include "rocksdb/status.h"
 #include "util/key_hash.h"
 #include "util/striped_counters.h"
 
@@ -61,6 +62,11 @@ class HashSlotIndex {
     HashNode* head = nullptr;  // newest entry of the user key, or null
     uint32_t probes = 0;       // slots inspected
     uint32_t tag_collisions = 0;
+    // FindChecked only: the node of a slot on the probe path whose tag is
+    // the user key's but whose own key hashes to another tag. A slot's tag
+    // comes from its key's hash, so only damaged memory (the key's bytes, or
+    // the slot) makes one; the damaged key may be the one looked up.
+    HashNode* misplaced = nullptr;
   };
   // Safe to call concurrently with anything.
   FindResult Find(const ROCKSDB_NAMESPACE::Slice& user_key, int cpu) {
@@ -68,7 +74,17 @@ class HashSlotIndex {
   }
   // Find with the user key's Hash() already computed.
   FindResult Find(const ROCKSDB_NAMESPACE::Slice& user_key, uint64_t hash,
-                  int cpu);
+                  int cpu) {
+    return Probe<false>(user_key, hash, cpu);
+  }
+  // Find that also rehashes the key of every slot whose tag matches but
+  // whose key does not, and stops at the first misplaced one (FindResult).
+  // For the memtable's integrity checks; a plain Find reads no foreign key
+  // twice.
+  FindResult FindChecked(const ROCKSDB_NAMESPACE::Slice& user_key,
+                         uint64_t hash, int cpu) {
+    return Probe<true>(user_key, hash, cpu);
+  }
   static uint64_t Hash(const ROCKSDB_NAMESPACE::Slice& user_key) {
     return HashKey(user_key.data(), user_key.size());
   }
@@ -103,6 +119,9 @@ class HashSlotIndex {
   struct Migration;
   enum Count : size_t { kKeys, kEntries, kNumCounts };
 
+  template <bool kCheckTags>
+  FindResult Probe(const ROCKSDB_NAMESPACE::Slice& user_key, uint64_t hash,
+                   int cpu);
   // The slots are not cleared yet (ClearSlots).
   SlotArray* NewSlotArray(size_t num_slots) const;
   static void ClearSlots(SlotArray* array, size_t begin, size_t end);
@@ -155,5 +174,15 @@ class HashSlotIndex {
   // Per-CPU counts of user keys in the current array and of all entries.
   StripedCounters counts_;
 };
+
+// What FindChecked's answer `found` for `user_key` says about memory damage:
+// Corruption when it met a misplaced slot, or when `entry` (if not null), an
+// entry with that user key, is not on the version chain found, as when its
+// key's bytes changed after it was indexed; else OK. Keys are named only if
+// allow_data_in_errors.
+ROCKSDB_NAMESPACE::Status CheckFound(const ROCKSDB_NAMESPACE::Slice& user_key,
+                                     const HashSlotIndex::FindResult& found,
+                                     const HashNode* entry,
+                                     bool allow_data_in_errors);
 
 }  // namespace rocksdb_cuckoo

@@ -23,6 +23,7 @@
 // kMaxRuns runs.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -65,6 +66,12 @@ class SortedView {
   // key.
   size_t CountBefore(const char* memtable_key) const;
 
+  // Whether a checked move found every head of this view in the index under
+  // its own key; set once, by the first such move that did (the view is
+  // shared, and checking it is as costly as building it).
+  bool checked() const { return checked_.load(std::memory_order_acquire); }
+  void MarkChecked() const { checked_.store(true, std::memory_order_release); }
+
  private:
   // Merges runs_[level] into the next older run when it outgrows its
   // capacity (into the base once it holds 1/kLevelRatio of it), and on down.
@@ -79,6 +86,7 @@ class SortedView {
   std::shared_ptr<const SortedRun> base_;
   // What iterators read: the levels present, newest first, then the base.
   std::vector<const SortedRun*> runs_;
+  mutable std::atomic<bool> checked_{false};
 };
 
 // What an iterator asks the memtable for beside its view. A DB iterator
@@ -95,6 +103,10 @@ class SortedViewSource {
   // The newest version of a user key the memtable holds: where a view's
   // superseded head now stands.
   virtual HashNode* CurrentHead(
+      const ROCKSDB_NAMESPACE::Slice& user_key) const = 0;
+  // The index's checked answer for a user key (HashSlotIndex::FindChecked),
+  // for checked moves.
+  virtual HashSlotIndex::FindResult FindChecked(
       const ROCKSDB_NAMESPACE::Slice& user_key) const = 0;
 };
 

@@ -322,18 +322,43 @@ Status StripedHashIterator::CheckOrder(const char* before, const char* after,
   return Status::Corruption(message);
 }
 
+Status StripedHashIterator::CheckIndexed(const HashNode* node,
+                                         bool allow_data_in_errors) const {
+  const Slice user_key = DecodeEntryKey(node->entry()).user_key;
+  return CheckFound(user_key, source_->FindChecked(user_key), node,
+                    allow_data_in_errors);
+}
+
+Status StripedHashIterator::CheckLanding(bool allow_data_in_errors) {
+  Status s;
+  if (!on_one_key_ && view_ != nullptr && !view_->checked()) {
+    for (size_t r = 0; r < view_->num_runs() && s.ok(); ++r) {
+      const SortedRun& run = view_->run(r);
+      for (size_t i = 0; i < run.size() && s.ok(); ++i) {
+        s = CheckIndexed(run.head(i), allow_data_in_errors);
+      }
+    }
+    if (s.ok()) view_->MarkChecked();
+  }
+  if (s.ok() && Valid()) s = CheckIndexed(node_, allow_data_in_errors);
+  if (!s.ok()) node_ = nullptr;
+  return s;
+}
+
 Status StripedHashIterator::NextChecked(bool allow_data_in_errors) {
   const char* before = key();
   Next();
-  return Valid() ? CheckOrder(before, key(), allow_data_in_errors)
-                 : Status::OK();
+  Status s = CheckLanding(allow_data_in_errors);
+  if (s.ok() && Valid()) s = CheckOrder(before, key(), allow_data_in_errors);
+  return s;
 }
 
 Status StripedHashIterator::PrevChecked(bool allow_data_in_errors) {
   const char* after = key();
   Prev();
-  return Valid() ? CheckOrder(key(), after, allow_data_in_errors)
-                 : Status::OK();
+  Status s = CheckLanding(allow_data_in_errors);
+  if (s.ok() && Valid()) s = CheckOrder(key(), after, allow_data_in_errors);
+  return s;
 }
 
 Status StripedHashIterator::ValidateVersions(
@@ -363,9 +388,17 @@ Status StripedHashIterator::SeekChecked(const Slice& internal_key,
         ValidateVersions(newest, node_, allow_data_in_errors, validate_entry);
     if (!s.ok()) return s;
   }
+  const char* target = Target(internal_key, memtable_key);
+  const Slice target_key = DecodeEntryKey(target).user_key;
+  Status checked = CheckFound(target_key, source_->FindChecked(target_key),
+                              nullptr, allow_data_in_errors);
+  if (checked.ok()) checked = CheckLanding(allow_data_in_errors);
+  if (!checked.ok()) {
+    node_ = nullptr;
+    return checked;
+  }
   if (!Valid()) return Status::OK();
   // The entry found is >= the target, and the one before it < the target.
-  const char* target = Target(internal_key, memtable_key);
   if (comparator_(key(), target) < 0) {
     return CheckOrder(target, key(), allow_data_in_errors);
   }

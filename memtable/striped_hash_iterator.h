@@ -71,9 +71,13 @@ class StripedHashIterator
   void SeekToFirst() override;
   void SeekToLast() override;
 
-  // Moves that also check the order of what they pass: Corruption (naming
-  // keys only if allow_data_in_errors) and an invalid iterator when keys are
-  // out of order, as memory damage would leave them.
+  // Moves that also check the order of what they pass, and that the hash
+  // index finds what they land on under its own key: Corruption (naming
+  // keys only if allow_data_in_errors) and an invalid iterator where memory
+  // damage left keys out of order or changed a key after it was indexed.
+  // The first checked move over a view checks every head of it that way
+  // (SortedView::checked): a view sorted after a key was damaged holds it
+  // in its wrong place, where no move between its neighbours would pass it.
   ROCKSDB_NAMESPACE::Status NextChecked(bool allow_data_in_errors);
   ROCKSDB_NAMESPACE::Status PrevChecked(bool allow_data_in_errors);
   // Also hands `validate_entry` (if not empty) the entries the seek reads,
@@ -82,7 +86,9 @@ class StripedHashIterator
   // of them in one-key mode when it stops past them), and the entry before
   // the one found, which the order check reads. The view's binary search
   // compares prefixes it keeps itself; the order check covers its result.
-  // Its first failure is returned, and the iterator is invalid.
+  // The target's own slot in the index is checked too, which finds the
+  // target's entry if damage changed its key. The first failure is
+  // returned, and the iterator is invalid.
   ROCKSDB_NAMESPACE::Status SeekChecked(
       const ROCKSDB_NAMESPACE::Slice& internal_key, const char* memtable_key,
       bool allow_data_in_errors, const EntryValidator& validate_entry);
@@ -151,6 +157,12 @@ class StripedHashIterator
   ROCKSDB_NAMESPACE::Status ValidateVersions(
       const HashNode* from, const HashNode* to, bool allow_data_in_errors,
       const EntryValidator& validate_entry);
+  // Corruption unless the index finds `node` under its own key.
+  ROCKSDB_NAMESPACE::Status CheckIndexed(const HashNode* node,
+                                         bool allow_data_in_errors) const;
+  // After a checked move: every head of the view, the first time, then the
+  // entry landed on; invalidates on failure.
+  ROCKSDB_NAMESPACE::Status CheckLanding(bool allow_data_in_errors);
   // OK if `before` sorts before `after`, else Corruption; invalidates.
   ROCKSDB_NAMESPACE::Status CheckOrder(const char* before, const char* after,
                                        bool allow_data_in_errors);

@@ -17,6 +17,7 @@
 #include "memtable/striped_hash_iterator.h"
 #include "memtable/striped_hash_stats.h"
 #include "rocksdb/comparator.h"
+#include "util/plugin_usage.h"
 
 namespace rocksdb_cuckoo {
 
@@ -61,6 +62,7 @@ StripedHashRep::StripedHashRep(const KeyComparator& comparator,
       entries_(allocator, options.entry_slab_size),
       index_(options.bucket_count, options.max_load_factor, &log_) {
   stats_->Add(kStatMemtables, 1);
+  CountPluginUse(PluginUse::kMemtableCreated);
   ChargeIndexToArena();
 }
 
@@ -118,16 +120,19 @@ bool StripedHashRep::InsertEntry(KeyHandle handle) {
   return true;
 }
 
-HashNode* StripedHashRep::FindVersions(const Slice& user_key, uint64_t hash,
-                                       int cpu) const {
-  const HashSlotIndex::FindResult found = index_.Find(user_key, hash, cpu);
+HashSlotIndex::FindResult StripedHashRep::FindVersions(const Slice& user_key,
+                                                       uint64_t hash, int cpu,
+                                                       bool checked) const {
+  const HashSlotIndex::FindResult found =
+      checked ? index_.FindChecked(user_key, hash, cpu)
+              : index_.Find(user_key, hash, cpu);
   const StripedCounters::Stripe stripe = stats_->For(cpu);
   stripe.Add(found.head != nullptr ? kStatHits : kStatMisses, 1);
   if (found.probes > 1) stripe.Add(kStatExtraLookupProbes, found.probes - 1);
   if (found.tag_collisions != 0) {
     stripe.Add(kStatTagCollisions, found.tag_collisions);
   }
-  return found.head;
+  return found;
 }
 
 bool StripedHashRep::Contains(const char* key) const {
@@ -165,14 +170,25 @@ Status StripedHashRep::GetChecked(const LookupKey& key, void* callback_args,
                                   bool allow_data_in_errors,
                                   const EntryValidator& validate_entry) {
   const EntryKey target = DecodeEntryKey(key.memtable_key().data());
-  return GetCheckedFrom(FindVersions(target.user_key), target, callback_args,
-                        callback_func, allow_data_in_errors, validate_entry);
+  return GetCheckedFrom(
+      FindVersions(target.user_key, HashSlotIndex::Hash(target.user_key),
+                   CurrentCpu(), /*checked=*/true),
+      target, callback_args, callback_func, allow_data_in_errors,
+      validate_entry);
 }
 
 Status StripedHashRep::GetCheckedFrom(
-    HashNode* head, const EntryKey& target, void* callback_args,
-    bool (*callback_func)(void* arg, const char* entry),
+    const HashSlotIndex::FindResult& found, const EntryKey& target,
+    void* callback_args, bool (*callback_func)(void* arg, const char* entry),
     bool allow_data_in_errors, const EntryValidator& validate_entry) {
+  if (found.misplaced != nullptr) {
+    // The entry's checksum, where kept, says it first (and as RocksDB does).
+    if (validate_entry) {
+      Status s = validate_entry(found.misplaced->entry(), allow_data_in_errors);
+      if (!s.ok()) return s;
+    }
+    return CheckFound(target.user_key, found, nullptr, allow_data_in_errors);
+  }
   auto corruption = [&](const char* what) {
     return Status::Corruption(
         std::string("striped_hash: ") + what +
@@ -182,7 +198,7 @@ Status StripedHashRep::GetCheckedFrom(
   // A chain holds one user key's versions, each older than the one before.
   uint64_t previous = UINT64_MAX;
   bool reporting = true;
-  for (HashNode* node = head; node != nullptr; node = NextOf(node)) {
+  for (HashNode* node = found.head; node != nullptr; node = NextOf(node)) {
     // Validated before it is decoded: a damaged entry's lengths are not to
     // be trusted.
     if (validate_entry) {
@@ -224,13 +240,14 @@ Status StripedHashRep::MultiGetEntries(
     }
     index_.Prefetch(hashes, n, cpu);
     for (size_t i = 0; i < n; ++i) {
-      HashNode* head = FindVersions(targets[i].user_key, hashes[i], cpu);
+      const HashSlotIndex::FindResult found =
+          FindVersions(targets[i].user_key, hashes[i], cpu, checked);
       void* args = callback_args[begin + i];
       if (!checked) {
-        GetFrom(head, targets[i], args, callback_func);
+        GetFrom(found.head, targets[i], args, callback_func);
         continue;
       }
-      Status s = GetCheckedFrom(head, targets[i], args, callback_func,
+      Status s = GetCheckedFrom(found, targets[i], args, callback_func,
                                 allow_data_in_errors, validate_entry);
       if (!s.ok()) return s;
     }
@@ -276,6 +293,13 @@ HashNode* StripedHashRep::CurrentHead(const Slice& user_key) const {
   // Not counted as a lookup: the statistics count Gets.
   return index_.Find(user_key, HashSlotIndex::Hash(user_key), CurrentCpu())
       .head;
+}
+
+HashSlotIndex::FindResult StripedHashRep::FindChecked(
+    const Slice& user_key) const {
+  // Not counted as a lookup, as CurrentHead.
+  return index_.FindChecked(user_key, HashSlotIndex::Hash(user_key),
+                            CurrentCpu());
 }
 
 uint64_t StripedHashRep::ApproximateNumEntries(const Slice& start_ikey,

@@ -112,18 +112,23 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
   // The newest version of user_key (its chain follows), or null; counts the
   // lookup in the stats.
   HashNode* FindVersions(const ROCKSDB_NAMESPACE::Slice& user_key) const {
-    return FindVersions(user_key, HashSlotIndex::Hash(user_key), CurrentCpu());
+    return FindVersions(user_key, HashSlotIndex::Hash(user_key), CurrentCpu(),
+                        /*checked=*/false)
+        .head;
   }
-  HashNode* FindVersions(const ROCKSDB_NAMESPACE::Slice& user_key,
-                         uint64_t hash, int cpu) const;
-  // Get's and GetChecked's walk along the versions from `head`, the newest
-  // of target's user key.
+  // The index's answer (FindChecked's if `checked`), counted in the stats.
+  HashSlotIndex::FindResult FindVersions(
+      const ROCKSDB_NAMESPACE::Slice& user_key, uint64_t hash, int cpu,
+      bool checked) const;
+  // Get's walk along the versions from `head`, the newest of target's user
+  // key.
   static void GetFrom(HashNode* head, const EntryKey& target,
                       void* callback_args,
                       bool (*callback_func)(void* arg, const char* entry));
+  // GetChecked's, from the index's checked answer for target's user key.
   static ROCKSDB_NAMESPACE::Status GetCheckedFrom(
-      HashNode* head, const EntryKey& target, void* callback_args,
-      bool (*callback_func)(void* arg, const char* entry),
+      const HashSlotIndex::FindResult& found, const EntryKey& target,
+      void* callback_args, bool (*callback_func)(void* arg, const char* entry),
       bool allow_data_in_errors, const EntryValidator& validate_entry);
   // The sorted view of everything inserted so far (cached).
   // REQUIRES: view_mutex_ not held (it takes it).
@@ -132,6 +137,8 @@ class StripedHashRep : public ValidatingMemTableRep<StripedHashRep>,
   std::shared_ptr<const SortedView> Renewed(
       std::shared_ptr<const SortedView> view) override;
   HashNode* CurrentHead(
+      const ROCKSDB_NAMESPACE::Slice& user_key) const override;
+  HashSlotIndex::FindResult FindChecked(
       const ROCKSDB_NAMESPACE::Slice& user_key) const override;
   HashNode* NewestVersion(
       const ROCKSDB_NAMESPACE::Slice& user_key) const override {

@@ -12,6 +12,7 @@
 #include "table/cuckoo_hash_table_reader.h"
 #include "util/checksum.h"
 #include "util/option_checks.h"
+#include "util/plugin_usage.h"
 
 namespace rocksdb_cuckoo {
 
@@ -78,14 +79,17 @@ Status CuckooHashTableFactory::NewTableReader(
                                       prefetch_index_and_filter_in_cache);
     }
   }
-  return CuckooHashTableReader::Open(read_options, reader_options,
-                                     std::move(file), file_size,
-                                     options_.load_in_background, table);
+  const Status opened = CuckooHashTableReader::Open(
+      read_options, reader_options, std::move(file), file_size,
+      options_.load_in_background, table);
+  if (opened.ok()) CountPluginUse(PluginUse::kTableOpened);
+  return opened;
 }
 
 TableBuilder* CuckooHashTableFactory::NewTableBuilder(
     const TableBuilderOptions& builder_options,
     WritableFileWriter* file) const {
+  CountPluginUse(PluginUse::kTableBuilt);
   return new CuckooHashTableBuilder(builder_options, options_, file);
 }
 

@@ -270,8 +270,14 @@ Status CuckooHashTableReader::Rep::Open(
                               std::to_string(file_size) + " bytes)");
   }
   PinnedFileMemory* memory = nullptr;
+  PinnedFileMemory::ReadObservers observers;
+  observers.statistics = options.ioptions.statistics;
+  observers.rate_limiter = options.ioptions.rate_limiter;
+  observers.listeners = options.ioptions.listeners;
+  observers.clock = options.ioptions.env->GetSystemClock();
   s = PinnedFileMemory::Open(std::move(file), file_size, read_options,
-                             options.ioptions.allow_mmap_reads, &memory);
+                             options.ioptions.allow_mmap_reads, observers,
+                             &memory);
   if (!s.ok()) return s;
   // From here the reader (or this guard, on error) owns `memory`.
   std::unique_ptr<PinnedFileMemory, void (*)(PinnedFileMemory*)> guard(

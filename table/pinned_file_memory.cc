@@ -43,12 +43,41 @@ void MarkLoadable(char* begin, uint64_t size) {
   ASAN_UNPOISON_MEMORY_REGION(begin, size);
 }
 
+// The open file as the table's own reader reads it at each read: through
+// RocksDB's I/O tracer while a trace runs (the reader's file() answers the
+// tracing wrapper then), so that a trace sees the loader's reads too.
+class ReadLikeOwner : public ROCKSDB_NAMESPACE::FSRandomAccessFileWrapper {
+ public:
+  explicit ReadLikeOwner(RandomAccessFileReader* owner)
+      : FSRandomAccessFileWrapper(owner->file()), owner_(owner) {}
+  IOStatus Read(uint64_t offset, size_t n,
+                const ROCKSDB_NAMESPACE::IOOptions& options, Slice* result,
+                char* scratch,
+                ROCKSDB_NAMESPACE::IODebugContext* dbg) const override {
+    return owner_->file()->Read(offset, n, options, result, scratch, dbg);
+  }
+
+ private:
+  RandomAccessFileReader* const owner_;
+};
+
+// The loader's reads are background work: the rate limiter charges them
+// at low priority, as it charges compaction reads.
+const ROCKSDB_NAMESPACE::ReadOptions& BackgroundReadOptions() {
+  static const ROCKSDB_NAMESPACE::ReadOptions options = [] {
+    ROCKSDB_NAMESPACE::ReadOptions o;
+    o.rate_limiter_priority = ROCKSDB_NAMESPACE::Env::IO_LOW;
+    return o;
+  }();
+  return options;
+}
+
 }  // namespace
 
 Status PinnedFileMemory::Open(
     std::unique_ptr<RandomAccessFileReader>&& file, uint64_t file_size,
     const ROCKSDB_NAMESPACE::ReadOptions& read_options, bool allow_mmap_reads,
-    PinnedFileMemory** memory) {
+    const ReadObservers& observers, PinnedFileMemory** memory) {
   std::unique_ptr<PinnedFileMemory, void (*)(PinnedFileMemory*)> m(
       new PinnedFileMemory(), [](PinnedFileMemory* p) { delete p; });
   m->size_ = file_size;
@@ -92,10 +121,13 @@ Status PinnedFileMemory::Open(
       m->window_loaded_[w].store(0, std::memory_order_relaxed);
     }
     // Does not own the open file: file_ does, and outlives it.
+    m->observers_ = observers;
     m->background_file_ = std::make_unique<RandomAccessFileReader>(
-        std::make_unique<ROCKSDB_NAMESPACE::FSRandomAccessFileWrapper>(
-            file->file()),
-        file->file_name());
+        std::make_unique<ReadLikeOwner>(file.get()), file->file_name(),
+        m->observers_.clock.get(), /*io_tracer=*/nullptr,
+        m->observers_.statistics.get(), ROCKSDB_NAMESPACE::SST_READ_MICROS,
+        /*file_read_hist=*/nullptr, m->observers_.rate_limiter.get(),
+        m->observers_.listeners);
   }
   m->file_ = std::move(file);
   if (m->buffer_ != nullptr && file_size <= kWholeFileBytes) {
@@ -124,22 +156,25 @@ void PinnedFileMemory::UseHugePages(uint64_t end, uint64_t hole_begin,
 }
 
 Status PinnedFileMemory::Load(uint64_t offset, uint64_t size) {
-  return LoadFrom(file_.get(), offset, size);
+  return LoadFrom(file_.get(), ServingRead::Current(), offset, size);
 }
 
 Status PinnedFileMemory::LoadInBackground(uint64_t offset, uint64_t size) {
-  return LoadFrom(background_file_.get(), offset, size);
+  return LoadFrom(background_file_.get(), BackgroundReadOptions(), offset,
+                  size);
 }
 
-Status PinnedFileMemory::LoadFrom(RandomAccessFileReader* file, uint64_t offset,
-                                  uint64_t size) {
+Status PinnedFileMemory::LoadFrom(
+    RandomAccessFileReader* file,
+    const ROCKSDB_NAMESPACE::ReadOptions& read_options, uint64_t offset,
+    uint64_t size) {
   if (buffer_ == nullptr || size == 0) return Status::OK();
   if (offset > size_ || size > size_ - offset) return Truncated(offset, size);
   if (whole_file_loaded_) return Status::OK();
   MarkLoadable(buffer_ + offset, size);
   Slice contents;
-  IOStatus s = ReadFileRange(file, ServingRead::Current(), offset, size,
-                             &contents, buffer_ + offset);
+  IOStatus s = ReadFileRange(file, read_options, offset, size, &contents,
+                             buffer_ + offset);
   if (!s.ok()) return std::move(s);
   if (contents.size() != size) return Truncated(offset, size);
   if (contents.data() != buffer_ + offset) {

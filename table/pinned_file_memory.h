@@ -20,12 +20,17 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "rocksdb/cleanable.h"
 #include "rocksdb/status.h"
 
 namespace ROCKSDB_NAMESPACE {
+class EventListener;
 class RandomAccessFileReader;
+class RateLimiter;
+class Statistics;
+class SystemClock;
 struct ReadOptions;
 }  // namespace ROCKSDB_NAMESPACE
 
@@ -41,6 +46,18 @@ class PinnedFileMemory {
   // compaction to fail.
   static constexpr uint64_t kWholeFileBytes = 512 << 10;
 
+  // Who sees the background loader's reads (LoadInBackground), as they see
+  // the reads of RocksDB's own table readers: the DB's statistics, its rate
+  // limiter, its listeners, and the clock that times the reads. Held shared
+  // here rather than borrowed from the column family, whose options may be
+  // gone before the file is closed. Empty members: not seen.
+  struct ReadObservers {
+    std::shared_ptr<ROCKSDB_NAMESPACE::Statistics> statistics;
+    std::shared_ptr<ROCKSDB_NAMESPACE::RateLimiter> rate_limiter;
+    std::vector<std::shared_ptr<ROCKSDB_NAMESPACE::EventListener>> listeners;
+    std::shared_ptr<ROCKSDB_NAMESPACE::SystemClock> clock;
+  };
+
   // Uses the file's own mapping when `allow_mmap_reads` is set and the file
   // really is mapped (RepairDB, for one, opens table files without a
   // mapping whatever the option says); otherwise reserves a buffer for it
@@ -49,7 +66,8 @@ class PinnedFileMemory {
   static ROCKSDB_NAMESPACE::Status Open(
       std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader>&& file,
       uint64_t file_size, const ROCKSDB_NAMESPACE::ReadOptions& read_options,
-      bool allow_mmap_reads, PinnedFileMemory** memory);
+      bool allow_mmap_reads, const ReadObservers& observers,
+      PinnedFileMemory** memory);
 
   // Lets the buffer use huge pages, where the kernel allows (THP "madvise"
   // or "always"), in the 2 MiB windows wholly before `end` that do not
@@ -68,11 +86,13 @@ class PinnedFileMemory {
   // disjoint ranges at once, and no thread reads a range before its load has
   // returned.
   ROCKSDB_NAMESPACE::Status Load(uint64_t offset, uint64_t size);
-  // Load() for the background loader's thread: reads the file without
-  // RocksDB's statistics, read histograms and listeners. Those belong to
-  // the column family, which RocksDB destroys before it evicts (and so
-  // closes) the column family's table readers: a read the loader still has
-  // in flight then would record into freed memory.
+  // Load() for the background loader's thread: reads the file through a
+  // reader of its own that reports to Open's `observers`, at the rate
+  // limiter's low (background) priority, and through RocksDB's I/O tracer
+  // while a trace runs. It leaves out only the column family's per-level
+  // read histograms: RocksDB destroys a column family before it evicts (and
+  // so closes) its table readers, and a read the loader still has in flight
+  // then would record into freed memory.
   ROCKSDB_NAMESPACE::Status LoadInBackground(uint64_t offset, uint64_t size);
 
   const char* data() const { return data_; }
@@ -114,7 +134,8 @@ class PinnedFileMemory {
   // reference of the last stripe.
   void Release(Stripe* stripe);
   ROCKSDB_NAMESPACE::Status LoadFrom(
-      ROCKSDB_NAMESPACE::RandomAccessFileReader* file, uint64_t offset,
+      ROCKSDB_NAMESPACE::RandomAccessFileReader* file,
+      const ROCKSDB_NAMESPACE::ReadOptions& read_options, uint64_t offset,
       uint64_t size);
 
   // Lock-free: each stripe drains once, and the thread that drains the
@@ -122,6 +143,8 @@ class PinnedFileMemory {
   Stripe stripes_[kStripes];
   std::atomic<int> undrained_stripes_{kStripes};
   std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader> file_;
+  // What background_file_ reports to; outlives it.
+  ReadObservers observers_;
   // The same open file, read by LoadInBackground(); only when not mapped.
   std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader> background_file_;
   char* buffer_ = nullptr;          // owned, only when not mapped

@@ -13,6 +13,7 @@
 #include "rocksdb/utilities/options_type.h"
 #include "util/executor/task_executor.h"
 #include "util/option_checks.h"
+#include "util/plugin_usage.h"
 
 namespace rocksdb_cuckoo {
 
@@ -175,7 +176,12 @@ void AsyncExecutorEnv::Schedule(void (*function)(void* arg), void* arg,
     options.on_cancel = [unschedFunction, arg] { unschedFunction(arg); };
   }
   impl_->executor.Post(
-      PoolOf(pri), [function, arg] { function(arg); }, std::move(options));
+      PoolOf(pri),
+      [function, arg] {
+        CountPluginUse(PluginUse::kEnvJobRun);
+        function(arg);
+      },
+      std::move(options));
 }
 
 int AsyncExecutorEnv::UnSchedule(void* tag, Priority pri) {

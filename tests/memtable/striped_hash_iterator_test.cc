@@ -426,6 +426,7 @@ TEST(StripedHashIteratorTest, CheckedMovesReportKeysOutOfOrder) {
   ASSERT_NE(c, nullptr);
   auto view = h.Sort();
   DamageFirstKeyByte(c, 'a');  // b, a, d
+  h.Reindex(c);
 
   auto iter = NewIterator(&h, view);
   iter->SeekToFirst();
@@ -525,6 +526,7 @@ TEST(StripedHashIteratorTest, SeekCheckedFindsADamagedNeighbour) {
   ASSERT_NE(c, nullptr);
   auto view = h.Sort();
   DamageFirstKeyByte(c, 'e');  // b, e, d
+  h.Reindex(c);
   auto iter = NewIterator(&h, view);
   iter->Seek(InternalTarget("d", 100), nullptr);
   EXPECT_EQ(At(*iter), "d@3");  // the plain seek does not look

@@ -5,8 +5,14 @@ our parts (the baseline) and once per part with it substituted:
 
   table     ROCKSDB_CUCKOO_TEST_TABLE=CuckooHashTable (DBTestBase::GetOptions)
   memtable  ROCKSDB_CUCKOO_TEST_MEMTABLE=striped_hash (DBTestBase::GetOptions)
-  env       TEST_ENV_URI=id=AsyncExecutorEnv;stats_file=... (every test that
-            builds its Env with test::CreateEnvFromSystem)
+  env       TEST_ENV_URI=AsyncExecutorEnv (every test that builds its Env
+            with test::CreateEnvFromSystem)
+
+A test proves per test that its part ran: with ROCKSDB_CUCKOO_PRINT_USAGE
+set, the process prints on exit what the plugin did (tables opened or built,
+memtables created, background jobs our Env ran). A test that passed without
+its part doing anything (it swapped in RocksDB's own after GetOptions, or
+never flushed with our Env) counts as "not ours", apart from the passes.
 
 Each test runs in a process of its own under a timeout, --jobs at a time, in
 a folder of its own (TEST_TMPDIR). Every test that fails with a part runs
@@ -44,13 +50,26 @@ PARTS = {
     "baseline": {},
     "table": {"ROCKSDB_CUCKOO_TEST_TABLE": "CuckooHashTable"},
     "memtable": {"ROCKSDB_CUCKOO_TEST_MEMTABLE": "striped_hash"},
-    "env": {},  # TEST_ENV_URI, with a stats file per test (env_for)
+    "env": {},  # TEST_ENV_URI (env_for)
 }
-# What proves, per test, that a part was in use: the patched GetOptions
-# says so on stderr; our Env writes its stats file when it is destroyed.
-USED_MARK = {"table": "rocksdb-cuckoo: table_factory",
-             "memtable": "rocksdb-cuckoo: memtable_factory",
-             "env": "rocksdb-cuckoo: env "}
+# What proves, per test, that a part ran: the counters of the plugin's usage
+# line (ROCKSDB_CUCKOO_PRINT_USAGE) that the part moves.
+USAGE_LINE = re.compile(r"rocksdb-cuckoo usage: (.*)")
+USED_COUNTERS = {"baseline": ("tables_opened", "tables_built",
+                              "memtables_created", "env_jobs_run"),
+                 "table": ("tables_opened", "tables_built"),
+                 "memtable": ("memtables_created",),
+                 "env": ("env_jobs_run",)}
+
+
+def used_in(part, text):
+    """Whether the usage line shows `part` ran (None without a line: the
+    process died before its exit handlers)."""
+    found = USAGE_LINE.findall(text)
+    if not found:
+        return None
+    counts = dict(field.split("=") for field in found[-1].split())
+    return any(int(counts.get(c, 0)) > 0 for c in USED_COUNTERS[part])
 
 # The DB-level suites (they build options with DBTestBase::GetOptions and
 # their Env from TEST_ENV_URI) and env_test's thread-pool contract. A
@@ -103,9 +122,9 @@ def env_for(part, test_dir):
     env.pop("TEST_ENV_URI", None)
     env.update(PARTS[part])
     env["TEST_TMPDIR"] = test_dir
+    env["ROCKSDB_CUCKOO_PRINT_USAGE"] = "1"
     if part == "env":
-        env["TEST_ENV_URI"] = "id=AsyncExecutorEnv;stats_file=" + \
-            os.path.join(test_dir, "env-stats.txt")
+        env["TEST_ENV_URI"] = "AsyncExecutorEnv"
     return env
 
 
@@ -123,9 +142,7 @@ def run_one(binary, test, part, timeout, scratch):
         out, _ = p.communicate()
         rc = "timeout"
     text = out.decode(errors="replace")
-    used = USED_MARK.get(part, "") in text if part in USED_MARK else None
-    if part == "env":
-        used = used or os.path.exists(os.path.join(test_dir, "env-stats.txt"))
+    used = used_in(part, text)
     if rc == "timeout":
         outcome = "timeout"
     elif rc == 0 and "[  SKIPPED ]" in text:
@@ -270,6 +287,23 @@ def bad(r):
     return r is not None and r["outcome"] not in ("passed", "skipped", "notrun")
 
 
+CATEGORIES = ("passed", "not-ours", "rocksdb-failure", "expected-failure",
+              "new-failure", "skipped")
+
+
+def categorize(r, baseline, reason):
+    """One test's result with a part: passed (the part ran), not-ours
+    (passed, the part never ran), skipped, rocksdb-failure (fails without
+    our parts too), expected-failure (listed) or new-failure."""
+    if not bad(r):
+        if r["outcome"] != "passed":
+            return "skipped"
+        return "passed" if r["used"] else "not-ours"
+    if bad(baseline):
+        return "rocksdb-failure"
+    return "expected-failure" if reason is not None else "new-failure"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
@@ -288,6 +322,9 @@ def main():
     ap.add_argument("--out", default=None,
                     help="results folder (default <tree>/cuckoo-unit-tests)")
     ap.add_argument("--expected", default=EXPECTED)
+    ap.add_argument("--report", default=None,
+                    help="folder for one compact file per binary and part "
+                         "(<binary>.<part>.tsv: test, category, ours in use)")
     ap.add_argument("--rerun-failed", action="store_true",
                     help="run again the tests whose kept result is a failure "
                          "(a busy machine fails timing-sensitive tests)")
@@ -333,49 +370,54 @@ def main():
             baseline = run_part(args, binary, "baseline", mine, scratch)
             rows.append((name, "baseline", len(baseline),
                          sum(r["outcome"] == "passed"
-                             for r in baseline.values()),
+                             for r in baseline.values()), 0,
                          sum(bad(r) for r in baseline.values()), 0, 0,
                          sum(r["outcome"] in ("skipped", "notrun")
-                             for r in baseline.values()), None))
+                             for r in baseline.values()),
+                         sum(bool(r["used"]) for r in baseline.values())))
             for part, results in by_part.items():
-                c = {"passed": 0, "failed_in_baseline": 0, "expected": 0,
-                     "new": 0, "skipped": 0, "used": 0}
-                for t, r in results.items():
-                    c["used"] += bool(r["used"])
+                c = dict.fromkeys(CATEGORIES, 0)
+                lines = []
+                for t, r in sorted(results.items()):
                     reason, by_name = expected_reason(expected, part, name, t)
-                    if not bad(r):
-                        c["skipped" if r["outcome"] != "passed"
-                          else "passed"] += 1
-                        if by_name and r["outcome"] == "passed":
-                            stale.append((part, name, t))
-                    elif bad(baseline.get(t)):
-                        c["failed_in_baseline"] += 1
-                    elif reason is not None:
-                        c["expected"] += 1
-                    else:
-                        c["new"] += 1
+                    category = categorize(r, baseline.get(t), reason)
+                    c[category] += 1
+                    lines.append("%s\t%s\t%s\n" % (
+                        t, category, {True: "ours", False: "not-ours",
+                                      None: "unknown"}[r["used"]]))
+                    if reason is not None and r["outcome"] == "passed":
+                        stale.append((part, name, t,
+                                      "" if by_name else " (by a wildcard)"))
+                    if category == "new-failure":
                         new_failures.append((part, name, t, r))
                 rows.append((name, part, len(results), c["passed"],
-                             c["failed_in_baseline"], c["expected"], c["new"],
-                             c["skipped"], c["used"]))
+                             c["not-ours"], c["rocksdb-failure"],
+                             c["expected-failure"], c["new-failure"],
+                             c["skipped"], None))
+                if args.report:
+                    os.makedirs(args.report, exist_ok=True)
+                    with open(os.path.join(args.report, "%s.%s.tsv" % (
+                            name, part)), "w") as f:
+                        f.writelines(lines)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
-    print("\n%-30s %-9s %6s %6s %8s %8s %5s %7s %8s" % (
-        "binary", "part", "tests", "passed", "rocksdb", "expected", "new",
-        "skipped", "ours"))
-    print("%-30s %-9s %6s %6s %8s %8s %5s %7s %8s" % (
-        "", "", "", "", "failure", "failure", "fail", "", "in use"))
-    for name, part, n, passed, base, exp, new, skipped, used in rows:
-        print("%-30s %-9s %6d %6d %8d %8d %5d %7d %8s" % (
-            name, part, n, passed, base, exp, new, skipped,
+    header = "%-22s %-9s %6s %7s %5s %8s %8s %5s %7s %5s"
+    print("\n" + header % ("binary", "part", "tests", "passed", "not",
+                           "rocksdb", "expected", "new", "skipped", "ours"))
+    print(header % ("", "", "", "(ours)", "ours", "failure", "failure",
+                    "fail", "", "ran"))
+    for name, part, n, passed, not_ours, base, exp, new, skipped, used in rows:
+        print("%-22s %-9s %6d %7d %5d %8d %8d %5d %7d %5s" % (
+            name, part, n, passed, not_ours, base, exp, new, skipped,
             "-" if used is None else used))
-    print("(rocksdb failure: fails in the baseline too; ours in use: tests "
-          "whose process used our part)")
+    print("(passed (ours): passed with the part shown running in the test's "
+          "process; not ours: passed, the part never ran; rocksdb failure: "
+          "fails without our parts too; ours ran, baseline: should be 0)")
     if stale:
         print("\nlisted as expected failures but passed:")
         for s in stale:
-            print("  %s %s %s" % s)
+            print("  %s %s %s%s" % s)
     if new_failures:
         print("\nNEW FAILURES:")
         for part, name, t, r in new_failures:

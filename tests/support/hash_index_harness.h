@@ -60,7 +60,8 @@ class IndexHarness : public SortedViewSource, public KeyVersionsSource {
   // built, else a full sort.
   std::shared_ptr<const SortedView> Renewed(
       std::shared_ptr<const SortedView> view) override {
-    if (view != nullptr && view->covered_keys() == index_.NumKeys()) {
+    if (view != nullptr &&
+        (keep_views_ || view->covered_keys() == index_.NumKeys())) {
       return view;
     }
     return Sort();
@@ -68,6 +69,19 @@ class IndexHarness : public SortedViewSource, public KeyVersionsSource {
 
   HashNode* CurrentHead(const Slice& user_key) const override {
     return index_.Find(user_key, /*cpu=*/0).head;
+  }
+  // Links `node` in again under the key it holds now. After damage changed
+  // its key the index finds it there too, and only the order of a view
+  // sorted before the damage shows it. That view stays current: the index
+  // counts a new key, which is not one.
+  void Reindex(HashNode* node) {
+    index_.Insert(node, DecodeEntryKey(node->entry()), /*cpu=*/0);
+    keep_views_ = true;
+  }
+
+  HashSlotIndex::FindResult FindChecked(const Slice& user_key) const override {
+    return index_.FindChecked(user_key, HashSlotIndex::Hash(user_key),
+                              /*cpu=*/0);
   }
 
   // The harness counts no lookups: both questions get the index's answer.
@@ -94,6 +108,7 @@ class IndexHarness : public SortedViewSource, public KeyVersionsSource {
   // Find counts its probes in the index's statistics; the keys it finds
   // are not changed.
   mutable HashSlotIndex index_;
+  bool keep_views_ = false;
   int sorts_ = 0;
 };
 

@@ -39,6 +39,11 @@ class ScratchDb {
     return s;
   }
   void Close() { db_.reset(); }
+  // Closes the DB if open and removes its files: the next Open starts empty.
+  void Wipe() {
+    db_.reset();
+    std::filesystem::remove_all(dir_);
+  }
 
   ROCKSDB_NAMESPACE::DB* operator->() const { return db_.get(); }
   ROCKSDB_NAMESPACE::DB* get() const { return db_.get(); }

@@ -77,7 +77,8 @@ class PinnedFileMemoryTest : public ::testing::TestWithParam<bool> {
     PinnedFileMemory* memory = nullptr;
     Status s = PinnedFileMemory::Open(
         std::make_unique<RandomAccessFileReader>(std::move(counted), path_),
-        contents_.size(), ReadOptions(), GetParam(), &memory);
+        contents_.size(), ReadOptions(), GetParam(),
+        PinnedFileMemory::ReadObservers(), &memory);
     if (!s.ok()) {
       ADD_FAILURE() << s.ToString();
       return nullptr;
