@@ -14,6 +14,7 @@
 #include "table/cuckoo_hash_table_format.h"
 #include "table/cuckoo_placement.h"
 #include "table/format.h"
+#include "table/slot_order_buffer.h"
 #include "table/table_builder.h"
 #include "table/table_builder_compat.h"
 #include "util/checksum.h"
@@ -43,7 +44,7 @@ class CuckooHashTableBuilder : public VersionNeutralTableBuilder {
   bool IsEmpty() const override {
     return status_.ok() && TableBuilder::IsEmpty();
   }
-  uint64_t FileSize() const override { return offset_ + pending_.size(); }
+  uint64_t FileSize() const override { return offset_ + pending_.bytes(); }
   uint64_t EstimatedFileSize() const override;
   ROCKSDB_NAMESPACE::TableProperties GetTableProperties() const override {
     return properties_;
@@ -114,7 +115,7 @@ class CuckooHashTableBuilder : public VersionNeutralTableBuilder {
   uint64_t slot_value_size_ = 0;
   // Every entry so far is a kTypeValue at sequence 0 (a bottommost file).
   bool plain_trailers_ = true;
-  std::string pending_;
+  SlotOrderBuffer pending_;
   Placement placement_;
   std::unique_ptr<ChecksumStream> region_checksum_;
   ChunkChecksums chunk_checksums_;  // of the current region, if bulk

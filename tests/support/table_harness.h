@@ -45,6 +45,14 @@ class TableHarness {
     std::sort(entries.begin(), entries.end(), [this](auto& a, auto& b) {
       return icomp_.Compare(a.first, b.first) < 0;
     });
+    const Status s = Write(entries);
+    return s.ok() ? Open() : s;
+  }
+
+  // Writes the file from entries already in internal-key order, as a flush
+  // or compaction hands them to the builder; opens nothing.
+  Status Write(
+      const std::vector<std::pair<std::string, std::string>>& entries) {
     std::unique_ptr<FSWritableFile> file;
     FileSystem* fs = ioptions_->fs.get();
     Status s = fs->NewWritableFile(path_, FileOptions(), &file, nullptr);
@@ -58,9 +66,7 @@ class TableHarness {
     s = builder->Finish();
     num_entries_ = builder->NumEntries();
     if (!s.ok()) return s;
-    s = CloseWrittenFile(&writer);
-    if (!s.ok()) return s;
-    return Open();
+    return CloseWrittenFile(&writer);
   }
 
   // The written file's size; 0 if it cannot be told.
