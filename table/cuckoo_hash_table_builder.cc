@@ -349,13 +349,15 @@ void CuckooHashTableBuilder::WriteSlotOrderedData() {
   };
   // Slots visit the held entries in hash order, each a cache miss: fetch
   // the entries of the slots a few ahead so those misses overlap.
-  constexpr uint64_t kPrefetchDistance = 16;
+  constexpr uint64_t kPrefetchDistance = 32;
   for (uint64_t slot = 0; slot < num_slots; slot++) {
     if (slot + kPrefetchDistance < num_slots) {
       const uint32_t ahead = placement_.slots[slot + kPrefetchDistance];
       if (ahead != Placement::kEmpty) {
         const char* entry = pending_.Entry(ahead);
-        __builtin_prefetch(entry);
+        for (uint64_t line = 0; line < held; line += 64) {
+          __builtin_prefetch(entry + line);
+        }
         __builtin_prefetch(entry + held - 1);
       }
     }
