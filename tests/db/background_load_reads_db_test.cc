@@ -37,9 +37,7 @@ constexpr int kKeys = 40000;
 std::string KeyOf(int i) { return testing::NumberedKey(i, 8); }
 std::string ValueOf(int i) { return std::string(100, 'a' + i % 26); }
 
-bool IsTableFile(const std::string& name) {
-  return name.size() > 4 && name.compare(name.size() - 4, 4, ".sst") == 0;
-}
+using testing::IsTableFile;
 
 // Table file reads fail while `fail_reads` is set.
 class FailingReadsFileSystem : public FileSystemWrapper {

@@ -28,11 +28,8 @@ namespace rocksdb_cuckoo {
 namespace {
 
 using namespace ROCKSDB_NAMESPACE;
+using testing::IsTableFile;
 using testing::TableFormat;
-
-bool IsTableFile(const std::string& name) {
-  return name.size() > 4 && name.compare(name.size() - 4, 4, ".sst") == 0;
-}
 
 // Fails table file writes (appends and syncs) and reads while told to.
 class FaultyFileSystem : public FileSystemWrapper {

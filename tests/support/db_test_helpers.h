@@ -72,6 +72,11 @@ inline std::string Printable(const std::string& s, size_t limit = 48) {
   return "\"" + out + "\"";
 }
 
+// Whether a file name is a table file's (RocksDB names them <number>.sst).
+inline bool IsTableFile(const std::string& name) {
+  return name.size() > 4 && name.compare(name.size() - 4, 4, ".sst") == 0;
+}
+
 // The last 8 bytes of every file CuckooHashTable writes, of every file
 // BlockBasedTable writes, and a file's.
 constexpr uint64_t kCuckooHashTableMagic = 0x73686f6f6b637563ull;
