@@ -46,6 +46,18 @@ class ChunkVerifier {
     *error = Verify(offset, size);
     return error->ok();
   }
+  // Whether [offset, offset + size) may be read now without a Check: every
+  // chunk of it is verified (so loaded), or the region is trusted. Reads
+  // nothing and verifies nothing.
+  bool IsReady(uint64_t offset, uint64_t size) const {
+    if (verified_ == nullptr) return true;
+    if (size == 0 || offset >= size_ || size > size_ - offset) return false;
+    const uint64_t last = (offset + size - 1) >> kChecksumChunkShift;
+    for (uint64_t c = offset >> kChecksumChunkShift; c <= last; c++) {
+      if (!IsVerified(c)) return false;
+    }
+    return true;
+  }
   // Verifies every chunk again, marked or not (loading those not loaded).
   Status VerifyAll() const;
   // Loads and verifies, in file order, the chunks no reader has verified

@@ -59,6 +59,11 @@ class CuckooHashTableReader : public VersionNeutralTableReader {
   // before use, as BlockBasedTable verifies blocks.
   ROCKSDB_NAMESPACE::Status EntryAt(uint64_t index, bool verify,
                                     EntryView* entry) const;
+  // Starts fetching entry `index` into the CPU cache if its place in the
+  // order index can be read now; does nothing otherwise (nor past the end).
+  // A scan calls it a few entries ahead: key order visits a slot-ordered
+  // file's entries at random places, a cache miss each.
+  void PrefetchEntry(uint64_t index) const;
   // Sets *index to the position of the first entry whose internal key, as
   // presented (with the global seqno, if any), is >= target; fails if an
   // entry on the way is damaged.

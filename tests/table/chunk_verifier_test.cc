@@ -94,6 +94,22 @@ TEST_F(ChunkVerifierTest, IntactRangesPassAndOutOfRegionFails) {
   EXPECT_OK(verifier.VerifyAll());
 }
 
+// IsReady answers without verifying: only what a Check verified (or a
+// trusted region) is ready, and a damaged chunk never becomes so.
+TEST_F(ChunkVerifierTest, IsReadyOnlyForWhatACheckVerified) {
+  const ChunkVerifier verifier = Verifier();
+  EXPECT_FALSE(verifier.IsReady(0, 1));
+  Status error;
+  ASSERT_TRUE(verifier.Check(10, 1, &error));
+  EXPECT_TRUE(verifier.IsReady(0, kChecksumChunkSize));
+  EXPECT_FALSE(verifier.IsReady(kChecksumChunkSize - 1, 2)) << "two chunks";
+  EXPECT_FALSE(verifier.IsReady(region_.size(), 1));
+  region_[2 * kChecksumChunkSize] ^= 1;
+  EXPECT_FALSE(verifier.Check(2 * kChecksumChunkSize, 1, &error));
+  EXPECT_FALSE(verifier.IsReady(2 * kChecksumChunkSize, 1));
+  EXPECT_TRUE(ChunkVerifier().IsReady(0, 1)) << "a trusted region";
+}
+
 TEST_F(ChunkVerifierTest, DamageFailsOnlyItsChunkUntilRepaired) {
   const ChunkVerifier verifier = Verifier();
   const uint64_t damaged = 2 * kChecksumChunkSize + 7;
