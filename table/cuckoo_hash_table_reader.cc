@@ -86,6 +86,9 @@ class CuckooHashTableReader::Rep {
                 const MultiGetContext::Range* range);
   Status EntryAt(uint64_t index, bool verify, EntryView* entry) const;
   void PrefetchEntry(uint64_t index) const;
+  // The data-region offset the order index holds for entry `index`.
+  // REQUIRES: index < num_entries, its order-index chunk readable.
+  uint64_t OrderSlot(uint64_t index) const;
   Status LowerBound(const Slice& target, bool verify, uint64_t* index) const;
   FragmentedRangeTombstoneIterator* TombstonesAt(SequenceNumber sequence) const;
   uint64_t OffsetOf(const Slice& key) const;
@@ -984,13 +987,16 @@ void CuckooHashTableReader::Rep::MultiGet(const ReadOptions& read_options,
 
 // ---- Iteration: entries in key order. ----
 
+uint64_t CuckooHashTableReader::Rep::OrderSlot(uint64_t index) const {
+  const char* slot = data_ + layout_.order_offset + index * layout_.order_width;
+  return layout_.order_width == 4 ? DecodeFixed32(slot) : DecodeFixed64(slot);
+}
+
 void CuckooHashTableReader::Rep::PrefetchEntry(uint64_t index) const {
   if (index >= layout_.num_entries) return;
   const uint64_t at = index * layout_.order_width;
   if (!order_chunks_.IsReady(at, layout_.order_width)) return;
-  const char* slot = data_ + layout_.order_offset + at;
-  const uint64_t offset =
-      layout_.order_width == 4 ? DecodeFixed32(slot) : DecodeFixed64(slot);
+  const uint64_t offset = OrderSlot(index);
   // A damaged offset is caught when the entry is read; it must not point
   // the prefetch outside the file's memory meanwhile.
   if (offset >= layout_.order_offset) return;
@@ -1008,10 +1014,7 @@ Status CuckooHashTableReader::Rep::EntryAt(uint64_t index, bool verify,
                                      layout_.order_width, &damage)) {
     return damage;
   }
-  const char* slot = data_ + layout_.order_offset + index * layout_.order_width;
-  const uint64_t offset =
-      layout_.order_width == 4 ? DecodeFixed32(slot) : DecodeFixed64(slot);
-  ReadEntry(offset, verify, entry, &damage);
+  ReadEntry(OrderSlot(index), verify, entry, &damage);
   return damage;
 }
 
