@@ -6,7 +6,9 @@
 // sequence number and so are rebuilt in a buffer of the iterator.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "table/cuckoo_hash_table_reader.h"
 #include "table/internal_iterator.h"
@@ -16,10 +18,14 @@ namespace rocksdb_cuckoo {
 class CuckooHashTableIterator : public ROCKSDB_NAMESPACE::InternalIterator {
  public:
   // `verify`: the reader's MustVerify() for the iterator's ReadOptions.
-  CuckooHashTableIterator(const CuckooHashTableReader* reader,
-                          const ROCKSDB_NAMESPACE::ReadOptions& read_options,
-                          bool verify)
-      : reader_(reader),
+  // `owned`: a reader the iterator keeps until it is destroyed (a
+  // compaction's copy of the file), or none; `reader` is then that one.
+  CuckooHashTableIterator(
+      const CuckooHashTableReader* reader,
+      const ROCKSDB_NAMESPACE::ReadOptions& read_options, bool verify,
+      std::unique_ptr<const CuckooHashTableReader> owned = nullptr)
+      : owned_(std::move(owned)),
+        reader_(reader),
         read_options_(read_options),
         num_entries_(reader->num_entries()),
         keys_in_file_(reader->keys_as_stored()),
@@ -53,6 +59,7 @@ class CuckooHashTableIterator : public ROCKSDB_NAMESPACE::InternalIterator {
   // the damage in status()) if the search met a damaged entry.
   bool FindLowerBound(const Slice& target, uint64_t* index);
 
+  const std::unique_ptr<const CuckooHashTableReader> owned_;
   const CuckooHashTableReader* const reader_;
   // For the file reads its steps cause (ServingRead): the caller's options
   // need not outlive the iterator.

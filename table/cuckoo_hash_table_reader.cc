@@ -80,6 +80,16 @@ class CuckooHashTableReader::Rep {
       const Layout& layout);
   ~Rep();
 
+  // For a compaction's scan of a file whose entries nobody has loaded yet:
+  // sets *copy to a Rep over a copy of the file read whole now (see
+  // PinnedFileMemory::OpenCopy), so this file's own memory stays untouched
+  // until a lookup needs it, and the copy's pages go back to be reused
+  // when the scan ends. Leaves *copy empty where the file's own memory
+  // serves as well (mapped, held whole, or partly loaded already) or the
+  // copy cannot be made (its reads then fail where the scan reaches them).
+  void CopyForScan(const ReadOptions& read_options,
+                   std::unique_ptr<Rep>* copy) const;
+
   Status Get(const ReadOptions& read_options, const Slice& key,
              GetContext* get_context);
   void MultiGet(const ReadOptions& read_options,
@@ -128,6 +138,8 @@ class CuckooHashTableReader::Rep {
   // loaded yet, buckets first (every lookup reads them), then entries. Runs
   // on the loader's thread until the destructor's Remove returns.
   void LoadRemaining(const std::atomic<bool>& stop) const;
+  // CopyForScan's: `source` over `copy`, which it takes as the above does.
+  Rep(const Rep& source, PinnedFileMemory* copy);
   // Checks the chunk checksums of a chunked layout and sets up their
   // verifiers.
   Status SetUpChunkVerifiers();
@@ -227,6 +239,9 @@ class CuckooHashTableReader::Rep {
   ChunkVerifier data_chunks_;
   ChunkVerifier order_chunks_;
   ChunkVerifier bucket_chunks_;
+  // Bytes of the file loaded once Open returned: while no more are, no
+  // lookup or scan has loaded any of the bulk regions.
+  uint64_t loaded_at_open_ = 0;
   // With load_in_background on a loaded file: the job and whether it is
   // still to be queued. Both set by Open before the reader is shared; the
   // destructor removes the job from the loader before closing memory_.
@@ -354,6 +369,7 @@ Status CuckooHashTableReader::Rep::Open(
   r->properties_ = std::move(properties);
   s = r->LoadRangeTombstones();
   if (!s.ok()) return s;
+  r->loaded_at_open_ = memory->loaded_bytes();
   if (load_in_background && r->loads_chunks_) {
     r->background_load_.reset(new BackgroundLoader::Job);
     const Rep* loading = r.get();
@@ -377,6 +393,39 @@ CuckooHashTableReader::Rep::Rep(const TableReaderOptions& options,
       single_versions_(layout.num_user_keys == layout.num_entries),
       loads_chunks_(memory->loaded() && layout.chunked()),
       bucket_array_(memory->data() + layout.buckets_offset) {}
+
+CuckooHashTableReader::Rep::Rep(const Rep& source, PinnedFileMemory* copy)
+    : icomp_(source.icomp_),
+      memory_(copy),
+      file_name_(source.file_name_),
+      layout_(source.layout_),
+      data_(copy->data()),
+      statistics_(source.statistics_),
+      single_versions_(source.single_versions_),
+      // Held whole: its chunks are checked as reads reach them only when
+      // the reads ask for checks, as a mapped file's are.
+      loads_chunks_(false),
+      bucket_array_(copy->data() + source.layout_.buckets_offset),
+      properties_(source.properties_),
+      global_seqno_(source.global_seqno_),
+      seqno_field_offset_(source.seqno_field_offset_),
+      range_tombstones_(source.range_tombstones_) {}
+
+void CuckooHashTableReader::Rep::CopyForScan(const ReadOptions& read_options,
+                                             std::unique_ptr<Rep>* copy) const {
+  if (!loads_chunks_ || memory_->whole_file_loaded() ||
+      memory_->loaded_bytes() != loaded_at_open_) {
+    return;
+  }
+  PinnedFileMemory* memory = nullptr;
+  if (!PinnedFileMemory::OpenCopy(*memory_, read_options, &memory).ok()) {
+    return;
+  }
+  std::unique_ptr<Rep> r(new Rep(*this, memory));
+  // The chunk checksums are read again with the copy: check them again.
+  if (!r->SetUpChunkVerifiers().ok()) return;
+  *copy = std::move(r);
+}
 
 CuckooHashTableReader::Rep::~Rep() {
   // The loader reads the verifiers and the memory: stop it first.
@@ -1000,8 +1049,19 @@ void CuckooHashTableReader::Rep::PrefetchEntry(uint64_t index) const {
   // A damaged offset is caught when the entry is read; it must not point
   // the prefetch outside the file's memory meanwhile.
   if (offset >= layout_.order_offset) return;
-  __builtin_prefetch(data_ + offset);
-  __builtin_prefetch(data_ + offset + 64);
+  // Every line of a slot entry: one that starts past a line's first bytes
+  // (most do, at sizes that are not multiples of 64) reaches into one line
+  // more than its size suggests. A key-ordered entry's size is in its
+  // header, not known here: its first two lines.
+  const uint64_t size =
+      layout_.fixed_slots()
+          ? std::min(layout_.slot_entry_size, layout_.order_offset - offset)
+          : 128;
+  const char* entry = data_ + offset;
+  for (uint64_t line = 0; line < size; line += 64) {
+    __builtin_prefetch(entry + line);
+  }
+  __builtin_prefetch(entry + size - 1);
 }
 
 Status CuckooHashTableReader::Rep::EntryAt(uint64_t index, bool verify,
@@ -1152,14 +1212,24 @@ void CuckooHashTableReader::MultiGet(const ReadOptions& read_options,
 
 InternalIterator* CuckooHashTableReader::NewIterator(
     const ReadOptions& read_options, const SliceTransform* /*prefix_extractor*/,
-    Arena* arena, bool /*skip_filters*/, TableReaderCaller /*caller*/,
+    Arena* arena, bool /*skip_filters*/, TableReaderCaller caller,
     size_t /*compaction_readahead_size*/, bool /*allow_unprepared_value*/) {
-  const bool verify = rep_->MustVerify(read_options);
+  std::unique_ptr<const CuckooHashTableReader> copy;
+  if (caller == TableReaderCaller::kCompaction) {
+    std::unique_ptr<Rep> rep;
+    rep_->CopyForScan(read_options, &rep);
+    if (rep != nullptr) copy.reset(new CuckooHashTableReader(std::move(rep)));
+  }
+  const CuckooHashTableReader* reader = copy != nullptr ? copy.get() : this;
+  // A copy is checked as the file's own memory would be when loaded.
+  const bool verify = copy != nullptr || rep_->MustVerify(read_options);
   if (arena == nullptr) {
-    return new CuckooHashTableIterator(this, read_options, verify);
+    return new CuckooHashTableIterator(reader, read_options, verify,
+                                       std::move(copy));
   }
   void* mem = arena->AllocateAligned(sizeof(CuckooHashTableIterator));
-  return new (mem) CuckooHashTableIterator(this, read_options, verify);
+  return new (mem)
+      CuckooHashTableIterator(reader, read_options, verify, std::move(copy));
 }
 
 uint64_t CuckooHashTableReader::num_entries() const {

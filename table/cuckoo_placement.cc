@@ -16,6 +16,10 @@ class Placer {
                          Placement::kEmpty);
   }
 
+  // Never lowers a bucket's count (an eviction puts the homeless key in
+  // the evicted one's slot). So a key that goes to its second bucket, or
+  // the stash, found its first bucket full, and that bucket stays full:
+  // the invariant the reader's misses rely on holds without a pass after.
   void Insert(uint32_t key, uint32_t max_search_depth) {
     const BucketChoice& choice = keys_[key];
     if (TryPut(key, choice.first) || TryPut(key, choice.second)) return;
@@ -29,35 +33,6 @@ class Placer {
       if (TryPut(homeless, bucket)) return;
     }
     result_.stash.push_back(homeless);
-  }
-
-  // Moves keys into their first bucket (and stash keys into any bucket)
-  // while there is room, until nothing moves. Each move makes strict
-  // progress, so this ends.
-  void Normalize() {
-    for (bool moved = true; moved;) {
-      moved = false;
-      for (uint32_t b = 0; b < counts_.size(); b++) {
-        for (uint32_t s = 0; s < counts_[b]; s++) {
-          const uint32_t key = result_.slots[SlotIndex(b, s)];
-          const uint32_t first = keys_[key].first;
-          if (first != b && counts_[first] < kSlotsPerBucket) {
-            Remove(b, s--);
-            TryPut(key, first);
-            moved = true;
-          }
-        }
-      }
-      std::vector<uint32_t> still_homeless;
-      for (uint32_t key : result_.stash) {
-        if (TryPut(key, keys_[key].first) || TryPut(key, keys_[key].second)) {
-          moved = true;
-        } else {
-          still_homeless.push_back(key);
-        }
-      }
-      result_.stash.swap(still_homeless);
-    }
   }
 
   Placement Finish() {
@@ -82,13 +57,6 @@ class Placer {
     if (counts_[bucket] == kSlotsPerBucket) return false;
     result_.slots[SlotIndex(bucket, counts_[bucket]++)] = key;
     return true;
-  }
-  // Keeps slots filled from the front: the last key fills the hole.
-  void Remove(uint32_t bucket, uint32_t slot) {
-    const uint32_t last = --counts_[bucket];
-    result_.slots[SlotIndex(bucket, slot)] =
-        result_.slots[SlotIndex(bucket, last)];
-    result_.slots[SlotIndex(bucket, last)] = Placement::kEmpty;
   }
   // Seats the bucket's keys in preferred slots by augmenting paths (Kuhn's
   // algorithm: at most 8 keys and 8 slots), then the rest in free slots.
@@ -142,7 +110,6 @@ Placement PlaceKeys(const std::vector<BucketChoice>& keys, uint32_t num_buckets,
   for (uint32_t key = 0; key < keys.size(); key++) {
     placer.Insert(key, max_search_depth);
   }
-  placer.Normalize();
   return placer.Finish();
 }
 

@@ -4,9 +4,9 @@
 // inserted in order; a key whose two buckets are full evicts a random
 // occupant, which moves to its other bucket, and so on for at most
 // max_search_depth steps. Whoever is left without a slot goes to the stash,
-// so placement never fails. A pass then restores the invariant the reader
-// relies on for one-cache-line misses: a key is in its second bucket or the
-// stash only if its first bucket is full. Last, each bucket's keys are
+// so placement never fails. Inserting this way keeps the invariant the
+// reader relies on for one-cache-line misses: a key is in its second bucket
+// or the stash only if its first bucket is full. Last, each bucket's keys are
 // arranged so that as many as possible sit in one of their two preferred
 // slots (a maximum matching of keys to slots).
 #pragma once

@@ -13,6 +13,7 @@
 #include "table/table_reader_compat.h"
 #include "util/cpu_topology.h"
 #include "util/huge_pages.h"
+#include "util/recycled_buffers.h"
 
 namespace rocksdb_cuckoo {
 
@@ -105,6 +106,10 @@ Status PinnedFileMemory::Open(
     // Aligned so that bucket cache lines in the file are cache lines here,
     // and huge pages (see UseHugePages) are whole windows of the file.
     const size_t align = file_size >= kHugePageBytes ? kHugePageBytes : 64;
+    // Not from RecycledBuffers: most of a file's buffer may never be
+    // loaded, and pages nobody touches cost nothing, while pooled ones
+    // would sit idle here.
+    m->buffer_align_ = align;
     m->buffer_size_ =
         std::max<size_t>(align, (file_size + align - 1) / align * align);
     m->buffer_ = static_cast<char*>(aligned_alloc(align, m->buffer_size_));
@@ -136,6 +141,36 @@ Status PinnedFileMemory::Open(
     m->whole_file_loaded_ = true;
   }
   *memory = m.release();
+  return Status::OK();
+}
+
+Status PinnedFileMemory::OpenCopy(const PinnedFileMemory& source,
+                                  const ROCKSDB_NAMESPACE::ReadOptions& options,
+                                  PinnedFileMemory** copy) {
+  std::unique_ptr<PinnedFileMemory, void (*)(PinnedFileMemory*)> m(
+      new PinnedFileMemory(), [](PinnedFileMemory* p) { delete p; });
+  m->size_ = source.size_;
+  m->buffer_align_ = source.buffer_align_;
+  m->buffer_ = RecycledBuffers::Shared().Take(
+      source.buffer_size_, m->buffer_align_, &m->buffer_size_);
+  if (m->buffer_ == nullptr) {
+    return Status::MemoryLimit("CuckooHashTable: cannot allocate " +
+                               std::to_string(m->size_) + " bytes");
+  }
+  m->data_ = m->buffer_;
+  // Scans read it at random places (key order over a slot-ordered file).
+  AdviseHugePages(m->buffer_, m->buffer_size_);
+  Slice contents;
+  IOStatus s = ReadFileRange(source.file_.get(), options, 0, m->size_,
+                             &contents, m->buffer_);
+  if (!s.ok()) return std::move(s);
+  if (contents.size() != m->size_) return Truncated(0, m->size_);
+  if (contents.data() != m->buffer_) {
+    memcpy(m->buffer_, contents.data(), m->size_);
+  }
+  m->loaded_bytes_.store(m->size_, std::memory_order_relaxed);
+  m->whole_file_loaded_ = true;
+  *copy = m.release();
   return Status::OK();
 }
 
@@ -206,8 +241,15 @@ Status PinnedFileMemory::LoadFrom(
 }
 
 PinnedFileMemory::~PinnedFileMemory() {
-  ASAN_UNPOISON_MEMORY_REGION(buffer_, buffer_size_);
-  free(buffer_);
+  if (buffer_ == nullptr) return;
+  if (loaded_bytes_.load(std::memory_order_relaxed) >= size_) {
+    // Every page in use: the next builder or compaction takes them as
+    // they are.
+    RecycledBuffers::Shared().Give(buffer_, buffer_size_, buffer_align_);
+  } else {
+    ASAN_UNPOISON_MEMORY_REGION(buffer_, buffer_size_);
+    free(buffer_);
+  }
 }
 
 PinnedFileMemory::Stripe* PinnedFileMemory::AddPins(int64_t count) {

@@ -1,7 +1,8 @@
 // The bytes of an open table file, mapped (allow_mmap_reads) or loaded into
-// an aligned heap buffer, and kept alive while any value that Get() handed
-// out is still pinned by the caller. The buffer is filled range by range as
-// the reader asks (Load()): opening a file need not read all of it.
+// an aligned buffer, and kept alive
+// while any value that Get() handed out is still pinned by the caller. The
+// buffer is filled range by range as the reader asks (Load()): opening a file
+// need not read all of it.
 //
 // Get() pins values instead of copying them, and a PinnableSlice may outlive
 // the table reader (a compaction can evict the file while the application
@@ -69,6 +70,17 @@ class PinnedFileMemory {
       bool allow_mmap_reads, const ReadObservers& observers,
       PinnedFileMemory** memory);
 
+  // A second copy of `source`'s file, read whole now through `source`'s
+  // open file with `read_options`, into a buffer of its own: for a scan
+  // that reads every byte once (a compaction) of a file nobody has loaded,
+  // which would otherwise load the file for good just before it is deleted.
+  // The copy holds no file: Load() on it does nothing. `source` must not be
+  // mapped.
+  static ROCKSDB_NAMESPACE::Status OpenCopy(
+      const PinnedFileMemory& source,
+      const ROCKSDB_NAMESPACE::ReadOptions& read_options,
+      PinnedFileMemory** copy);
+
   // Lets the buffer use huge pages, where the kernel allows (THP "madvise"
   // or "always"), in the 2 MiB windows wholly before `end` that do not
   // overlap [hole_begin, hole_end): random lookups into hundreds of MB then
@@ -98,6 +110,8 @@ class PinnedFileMemory {
   const char* data() const { return data_; }
   uint64_t size() const { return size_; }
   bool loaded() const { return buffer_ != nullptr; }
+  // Read whole at Open (a small file) or by OpenCopy.
+  bool whole_file_loaded() const { return whole_file_loaded_; }
   // Bytes of the file the buffer holds so far (0 when mapped).
   uint64_t loaded_bytes() const {
     return loaded_bytes_.load(std::memory_order_relaxed);
@@ -147,9 +161,12 @@ class PinnedFileMemory {
   ReadObservers observers_;
   // The same open file, read by LoadInBackground(); only when not mapped.
   std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader> background_file_;
-  char* buffer_ = nullptr;          // owned, only when not mapped
-  bool whole_file_loaded_ = false;  // read whole at Open
+  // Owned, only when not mapped: from aligned_alloc, or for a copy from
+  // RecycledBuffers; given there when freed if all of it was loaded.
+  char* buffer_ = nullptr;
+  bool whole_file_loaded_ = false;
   size_t buffer_size_ = 0;
+  size_t buffer_align_ = 0;
   // Bytes loaded, in all and in each 2 MiB window of the file.
   std::atomic<uint64_t> loaded_bytes_{0};
   std::unique_ptr<std::atomic<uint64_t>[]> window_loaded_;

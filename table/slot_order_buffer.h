@@ -2,22 +2,29 @@
 // slots: all of one size, kept in blocks of about 1 MiB. Adding never moves
 // what is held (a contiguous buffer that doubles would copy it all again,
 // and fault in fresh pages, at every doubling: as much copying again as the
-// data itself), and entry i is found by arithmetic.
+// data itself), and entry i is found by arithmetic. The blocks come from
+// and go back to RecycledBuffers: the next builder reuses their pages.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <memory>
+#include <new>
 #include <vector>
 
 #include "rocksdb/slice.h"
+#include "util/recycled_buffers.h"
 
 namespace rocksdb_cuckoo {
 
 class SlotOrderBuffer {
  public:
+  SlotOrderBuffer() = default;
+  ~SlotOrderBuffer() { Clear(); }
+  SlotOrderBuffer(const SlotOrderBuffer&) = delete;
+  SlotOrderBuffer& operator=(const SlotOrderBuffer&) = delete;
+
   // Appends one entry, the concatenation of the three pieces. The first
   // entry fixes the size of all (the builder stops slot ordering before an
   // entry of another size).
@@ -26,10 +33,14 @@ class SlotOrderBuffer {
     if (count_ == 0) SetEntrySize(a.size() + b.size() + c.size());
     const uint64_t in_block = count_ & (per_block_ - 1);
     if (in_block == 0) {
-      // Not value-initialized: every byte is written before it is read.
-      blocks_.emplace_back(new char[per_block_ * entry_size_]);
+      // Every byte is written before it is read.
+      Block block;
+      block.data = RecycledBuffers::Shared().Take(kBlockBytes, kBlockAlign,
+                                                  &block.capacity);
+      if (block.data == nullptr) throw std::bad_alloc();
+      blocks_.push_back(block);
     }
-    char* at = blocks_.back().get() + in_block * entry_size_;
+    char* at = blocks_.back().data + in_block * entry_size_;
     memcpy(at, a.data(), a.size());
     memcpy(at + a.size(), b.data(), b.size());
     memcpy(at + a.size() + b.size(), c.data(), c.size());
@@ -38,7 +49,7 @@ class SlotOrderBuffer {
 
   // Entry i's bytes (i < the number added).
   const char* Entry(uint64_t i) const {
-    return blocks_[i >> block_shift_].get() +
+    return blocks_[i >> block_shift_].data +
            (i & (per_block_ - 1)) * entry_size_;
   }
 
@@ -48,21 +59,27 @@ class SlotOrderBuffer {
   template <typename Write>
   void WriteInOrder(Write write) const {
     uint64_t left = bytes();
-    for (const std::unique_ptr<char[]>& block : blocks_) {
+    for (const Block& block : blocks_) {
       const uint64_t n = std::min<uint64_t>(left, per_block_ * entry_size_);
-      write(ROCKSDB_NAMESPACE::Slice(block.get(), n));
+      write(ROCKSDB_NAMESPACE::Slice(block.data, n));
       left -= n;
     }
   }
 
   // Frees what is held; the next Add starts afresh.
   void Clear() {
-    std::vector<std::unique_ptr<char[]>>().swap(blocks_);
+    for (const Block& block : blocks_) {
+      RecycledBuffers::Shared().Give(block.data, block.capacity, kBlockAlign);
+    }
+    std::vector<Block>().swap(blocks_);
     count_ = 0;
   }
 
  private:
+  // Every block the same size, whatever the entry size, so that any
+  // builder can reuse any block.
   static constexpr size_t kBlockBytes = size_t{1} << 20;
+  static constexpr size_t kBlockAlign = 64;
 
   // Entries per block: a power of two, so that Entry() shifts and masks.
   void SetEntrySize(size_t size) {
@@ -78,7 +95,11 @@ class SlotOrderBuffer {
   int block_shift_ = 0;
   uint64_t per_block_ = 1;
   uint64_t count_ = 0;
-  std::vector<std::unique_ptr<char[]>> blocks_;
+  struct Block {
+    char* data;
+    size_t capacity;  // at least kBlockBytes
+  };
+  std::vector<Block> blocks_;
 };
 
 }  // namespace rocksdb_cuckoo

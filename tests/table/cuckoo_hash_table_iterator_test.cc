@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/cuckoo_hash_table_fixture.h"
+#include "tests/support/db_test_helpers.h"
 #include "tests/support/status_assertions.h"
+#include "util/recycled_buffers.h"
 
 namespace rocksdb_cuckoo::testing {
 namespace {
@@ -58,6 +60,91 @@ TEST_P(CuckooHashTableIteratorTest, IteratorOrderSeekAndPrev) {
   it->SeekToFirst();
   it->Prev();
   EXPECT_FALSE(it->Valid());
+}
+
+// A file larger than PinnedFileMemory reads whole at open, of 100-byte
+// values, sorted.
+Entries LargeFileEntries(int n) {
+  Entries entries;
+  for (int i = 0; i < n; i++) {
+    entries.emplace_back(InternalKeyOf(NumberedKey(i), 7, kTypeValue),
+                         std::string(100, static_cast<char>('a' + i % 26)));
+  }
+  return entries;
+}
+
+std::unique_ptr<InternalIterator> CompactionIter(
+    TableHarness* h, const ReadOptions& read_options = ReadOptions()) {
+  return std::unique_ptr<InternalIterator>(h->reader()->NewIterator(
+      read_options, nullptr, nullptr, false, TableReaderCaller::kCompaction));
+}
+
+// Where an iterator's first value lies in memory.
+const char* FirstValueAt(InternalIterator* it) {
+  it->SeekToFirst();
+  EXPECT_TRUE(it->Valid());
+  return it->Valid() ? it->value().data() : nullptr;
+}
+
+TEST_P(CuckooHashTableIteratorTest,
+       ACompactionReadsAFileNobodyLoadedFromACopy) {
+  auto h = Harness();
+  const Entries entries = LargeFileEntries(20000);
+  ASSERT_OK(h->Build(entries));
+  const size_t memory_at_open = h->reader()->ApproximateMemoryUsage();
+  auto compaction = CompactionIter(h.get());
+  EXPECT_EQ(ScanForward(compaction.get()), entries);
+  const char* copy_value = FirstValueAt(compaction.get());
+  if (!GetParam().mmap) {
+    // The table's own memory holds no more than at open.
+    EXPECT_EQ(h->reader()->ApproximateMemoryUsage(), memory_at_open);
+  }
+  // A user's scan reads the file's own memory (loading it): the copy is
+  // elsewhere. A mapped file is its mapping: nothing to copy.
+  auto user = Iter(h.get());
+  EXPECT_EQ(ScanForward(user.get()), entries);
+  if (GetParam().mmap) {
+    EXPECT_EQ(FirstValueAt(user.get()), copy_value);
+  } else {
+    EXPECT_NE(FirstValueAt(user.get()), copy_value);
+    EXPECT_GT(h->reader()->ApproximateMemoryUsage(),
+              memory_at_open + h->FileSize() / 2);
+    // The copy's pages go to be reused when the scan ends.
+    compaction.reset();
+    EXPECT_GE(RecycledBuffers::Shared().pooled_bytes(), h->FileSize());
+  }
+}
+
+TEST_P(CuckooHashTableIteratorTest, ACompactionReadsALoadedFileInPlace) {
+  auto h = Harness();
+  const Entries entries = LargeFileEntries(20000);
+  ASSERT_OK(h->Build(entries));
+  auto user = Iter(h.get());
+  EXPECT_EQ(ScanForward(user.get()), entries);
+  auto compaction = CompactionIter(h.get());
+  EXPECT_EQ(ScanForward(compaction.get()), entries);
+  EXPECT_EQ(FirstValueAt(compaction.get()), FirstValueAt(user.get()));
+}
+
+TEST_P(CuckooHashTableIteratorTest, ACompactionsCopyIsCheckedEvenUnasked) {
+  if (GetParam().mmap) GTEST_SKIP() << "no copy of a mapped file";
+  auto h = Harness();
+  const Entries entries = LargeFileEntries(20000);
+  ASSERT_OK(h->Build(entries));
+  // Damage one value byte on disk after the open: only the copy reads it.
+  std::string bytes = ReadWholeFile(h->path());
+  const size_t at = bytes.find(std::string(100, 'q'));
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 50] = 'Q';
+  ASSERT_TRUE(WriteWholeFile(h->path(), bytes));
+  ReadOptions unchecked;
+  unchecked.verify_checksums = false;
+  auto it = CompactionIter(h.get(), unchecked);
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    ASSERT_EQ(it->value().ToString().find('Q'), std::string::npos)
+        << "damaged value handed on";
+  }
+  EXPECT_TRUE(it->status().IsCorruption()) << it->status().ToString();
 }
 
 INSTANTIATE_TEST_SUITE_P(ReadModes, CuckooHashTableIteratorTest, ReadModes(),
