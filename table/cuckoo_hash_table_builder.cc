@@ -332,10 +332,10 @@ void CuckooHashTableBuilder::WriteSlotOrderedData() {
   const uint64_t key_size = slot_key_size_ - (drop_trailers ? 8 : 0);
   const uint64_t size = key_size + value_size;
   const uint64_t num_slots = layout_.num_buckets * kSlotsPerBucket;
-  // Gathered into whole entries of about 4 MiB at a time: larger than the
-  // file writer's buffer (1 MiB by default), which then writes them as they
+  // Gathered into the fewest whole entries past 1 MiB at a time: more than
+  // the file writer's buffer holds by default, so it writes them as they
   // are instead of copying them again.
-  const uint64_t per_chunk = std::max<uint64_t>(1, (uint64_t{4} << 20) / size);
+  const uint64_t per_chunk = (uint64_t{1} << 20) / size + 1;
   std::unique_ptr<char[]> chunk(new char[per_chunk * size]);
   char* at = chunk.get();
   auto place = [&](uint32_t key, uint64_t slot) {

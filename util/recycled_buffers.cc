@@ -45,12 +45,13 @@ char* RecycledBuffers::Take(size_t size, size_t align, size_t* capacity) {
   if (size >= limits_.min_buffer_bytes) {
     std::lock_guard<std::mutex> lock(mu_);
     TrimLocked(now_micros_());
-    // The smallest that fits, so large buffers stay for large requests.
+    // The smallest that fits, so large buffers stay for large requests;
+    // never twice the size or more (a builder's 1 MiB block must not hold a
+    // file-sized buffer). Anything smaller would cost fresh pages.
     size_t best = pooled_.size();
     for (size_t i = 0; i < pooled_.size(); i++) {
       const Pooled& p = pooled_[i];
-      if (p.align == align && p.capacity >= size &&
-          p.capacity - size <= size / 4 &&
+      if (p.align == align && p.capacity >= size && p.capacity / 2 < size &&
           (best == pooled_.size() || p.capacity < pooled_[best].capacity)) {
         best = i;
       }

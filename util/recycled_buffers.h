@@ -47,8 +47,8 @@ class RecycledBuffers {
   RecycledBuffers& operator=(const RecycledBuffers&) = delete;
 
   // A buffer of at least `size` bytes (> 0) aligned to `align` (a power of
-  // two, a multiple of sizeof(void*)): a pooled one at most a quarter
-  // larger when there is one, else a new one from aligned_alloc. Its
+  // two, a multiple of sizeof(void*)): a pooled one less than twice as
+  // large when there is one, else a new one from aligned_alloc. Its
   // contents are undefined. *capacity gets its size. nullptr when out of
   // memory.
   char* Take(size_t size, size_t align, size_t* capacity);
