@@ -239,9 +239,6 @@ class CuckooHashTableReader::Rep {
   ChunkVerifier data_chunks_;
   ChunkVerifier order_chunks_;
   ChunkVerifier bucket_chunks_;
-  // Bytes of the file loaded once Open returned: while no more are, no
-  // lookup or scan has loaded any of the bulk regions.
-  uint64_t loaded_at_open_ = 0;
   // With load_in_background on a loaded file: the job and whether it is
   // still to be queued. Both set by Open before the reader is shared; the
   // destructor removes the job from the loader before closing memory_.
@@ -260,6 +257,10 @@ class CuckooHashTableReader::Rep {
   mutable std::vector<uint64_t> size_marks_;
   // Fragmented once at open, shared by every tombstone iterator.
   std::shared_ptr<FragmentedRangeTombstoneList> range_tombstones_;
+  // Bytes of the file loaded once Open returned: while no more are, no
+  // lookup or scan has loaded any of the bulk regions. Last: lookups read
+  // the members above, whose places it must not shift.
+  uint64_t loaded_at_open_ = 0;
 };
 
 // ---- Opening a file. ----
