@@ -1,9 +1,10 @@
 // Iterates a CuckooHashTable file in internal-key order through its order
 // index: Seek and SeekForPrev are binary searches, Next and Prev step one
 // position. Nothing is sorted at open, and keys and values point into the
-// file's memory, which lives as long as the reader (so they are pinned) —
-// except the keys of an ingested file, which carry the file's global
-// sequence number and so are rebuilt in a buffer of the iterator.
+// file's memory, which lives as long as the reader, or into a compaction's
+// copy of the file, which lives as long as the iterator (so they are
+// pinned) — except the keys of an ingested file, which carry the file's
+// global sequence number and so are rebuilt in a buffer of the iterator.
 #pragma once
 
 #include <memory>
