@@ -8,18 +8,20 @@
 
 namespace rocksdb_cuckoo {
 
+uint64_t RecycledBuffers::SteadyClockMicros() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(
+          std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
 RecycledBuffers& RecycledBuffers::Shared() {
   // Never destroyed: tables may free their buffers during static
   // destruction.
   static RecycledBuffers* const shared = [] {
     Limits limits;
     limits.trim_when_idle = true;
-    return new RecycledBuffers(limits, [] {
-      return static_cast<uint64_t>(
-          std::chrono::duration_cast<std::chrono::microseconds>(
-              std::chrono::steady_clock::now().time_since_epoch())
-              .count());
-    });
+    return new RecycledBuffers(limits, SteadyClockMicros);
   }();
   return *shared;
 }

@@ -39,8 +39,11 @@ class RecycledBuffers {
   // The process's pool: the default limits, trim_when_idle.
   static RecycledBuffers& Shared();
 
+  // steady_clock's time in microseconds: the clock of the shared pool.
+  static uint64_t SteadyClockMicros();
+
   // now_micros: a monotonic clock (tests pass their own; with
-  // trim_when_idle, it must be steady_clock's).
+  // trim_when_idle, it must be SteadyClockMicros).
   RecycledBuffers(const Limits& limits, std::function<uint64_t()> now_micros);
   ~RecycledBuffers();
   RecycledBuffers(const RecycledBuffers&) = delete;

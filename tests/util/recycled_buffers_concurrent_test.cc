@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -25,12 +24,7 @@ TEST(RecycledBuffersConcurrentTest, EveryBufferHasOneHolderAtATime) {
   limits.max_pooled_bytes = 1 << 20;
   limits.max_idle_micros = 200;  // the trimming thread runs all along
   limits.trim_when_idle = true;
-  RecycledBuffers pool(limits, [] {
-    return static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::microseconds>(
-            std::chrono::steady_clock::now().time_since_epoch())
-            .count());
-  });
+  RecycledBuffers pool(limits, RecycledBuffers::SteadyClockMicros);
   constexpr int kThreads = 4;
   std::atomic<int> overwritten{0};
   std::vector<std::thread> threads;

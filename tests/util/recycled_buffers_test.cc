@@ -132,12 +132,7 @@ TEST(RecycledBuffersIdleTest, ItsThreadFreesWhatNobodyTakes) {
   RecycledBuffers::Limits limits;
   limits.max_idle_micros = 20 * 1000;
   limits.trim_when_idle = true;
-  RecycledBuffers pool(limits, [] {
-    return static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::microseconds>(
-            std::chrono::steady_clock::now().time_since_epoch())
-            .count());
-  });
+  RecycledBuffers pool(limits, RecycledBuffers::SteadyClockMicros);
   size_t capacity;
   char* buffer = pool.Take(4 * kMiB, 64, &capacity);
   ASSERT_NE(buffer, nullptr);
