@@ -14,6 +14,7 @@ class Placer {
       : keys_(keys), counts_(num_buckets, 0) {
     result_.slots.assign(uint64_t{num_buckets} * kSlotsPerBucket,
                          Placement::kEmpty);
+    preferences_.resize(result_.slots.size());
   }
 
   // Never lowers a bucket's count (an eviction puts the homeless key in
@@ -26,9 +27,11 @@ class Placer {
     uint32_t homeless = key;
     uint32_t bucket = (NextRandom() & 1) ? choice.first : choice.second;
     for (uint32_t depth = 0; depth < max_search_depth; depth++) {
-      uint32_t& slot =
-          result_.slots[SlotIndex(bucket, NextRandom() % kSlotsPerBucket)];
-      std::swap(homeless, slot);
+      const uint64_t slot = SlotIndex(bucket, NextRandom() % kSlotsPerBucket);
+      const uint32_t evicted = result_.slots[slot];
+      result_.in_second_bucket -= (bucket != keys_[evicted].first);
+      Seat(homeless, slot, bucket);
+      homeless = evicted;
       bucket = Other(homeless, bucket);
       if (TryPut(homeless, bucket)) return;
     }
@@ -36,17 +39,13 @@ class Placer {
   }
 
   Placement Finish() {
-    for (uint32_t b = 0; b < counts_.size(); b++) {
-      for (uint32_t s = 0; s < counts_[b]; s++) {
-        const BucketChoice& choice = keys_[result_.slots[SlotIndex(b, s)]];
-        result_.in_second_bucket += (b != choice.first);
-      }
-      ArrangeBucket(b);
-    }
+    for (uint32_t b = 0; b < counts_.size(); b++) ArrangeBucket(b);
     return std::move(result_);
   }
 
  private:
+  static constexpr uint8_t kNoKey = 0xff;
+
   static uint64_t SlotIndex(uint32_t bucket, uint32_t slot) {
     return uint64_t{bucket} * kSlotsPerBucket + slot;
   }
@@ -55,34 +54,55 @@ class Placer {
   }
   bool TryPut(uint32_t key, uint32_t bucket) {
     if (counts_[bucket] == kSlotsPerBucket) return false;
-    result_.slots[SlotIndex(bucket, counts_[bucket]++)] = key;
+    Seat(key, SlotIndex(bucket, counts_[bucket]++), bucket);
     return true;
+  }
+  // Puts `key` in `slot` of `bucket`, keeping beside it what Finish needs
+  // of it (its preferred slots), and counts it if `bucket` is its second:
+  // Finish then reads no key's choices, each a cache miss at random.
+  void Seat(uint32_t key, uint64_t slot, uint32_t bucket) {
+    const BucketChoice& choice = keys_[key];
+    result_.slots[slot] = key;
+    preferences_[slot] =
+        static_cast<uint8_t>(choice.slot[0] | choice.slot[1] << 4);
+    result_.in_second_bucket += (bucket != choice.first);
   }
   // Seats the bucket's keys in preferred slots by augmenting paths (Kuhn's
   // algorithm: at most 8 keys and 8 slots), then the rest in free slots.
+  // Works on the keys' positions in the bucket (below kSlotsPerBucket).
   void ArrangeBucket(uint32_t bucket) {
-    uint32_t keys[kSlotsPerBucket];
     const uint32_t count = counts_[bucket];
     uint32_t* slots = &result_.slots[SlotIndex(bucket, 0)];
-    std::copy(slots, slots + count, keys);
-    std::fill(slots, slots + kSlotsPerBucket, Placement::kEmpty);
-    uint32_t unseated = 0;
-    for (uint32_t i = 0; i < count; i++) {
+    const uint8_t* preferences = &preferences_[SlotIndex(bucket, 0)];
+    uint8_t seated[kSlotsPerBucket];  // which key each slot holds
+    std::fill(seated, seated + kSlotsPerBucket, kNoKey);
+    uint8_t unseated[kSlotsPerBucket];
+    uint32_t num_unseated = 0;
+    for (uint8_t k = 0; k < count; k++) {
       uint32_t visited = 0;
-      if (!Seat(keys[i], slots, &visited)) keys[unseated++] = keys[i];
+      if (!SeatPreferred(k, preferences, seated, &visited)) {
+        unseated[num_unseated++] = k;
+      }
     }
-    for (uint32_t s = 0, i = 0; i < unseated; s++) {
-      if (slots[s] == Placement::kEmpty) slots[s] = keys[i++];
+    for (uint32_t s = 0, i = 0; i < num_unseated; s++) {
+      if (seated[s] == kNoKey) seated[s] = unseated[i++];
+    }
+    uint32_t keys[kSlotsPerBucket];
+    std::copy(slots, slots + count, keys);
+    for (uint32_t s = 0; s < kSlotsPerBucket; s++) {
+      slots[s] = seated[s] == kNoKey ? Placement::kEmpty : keys[seated[s]];
     }
   }
-  // Puts `key` in a preferred slot, moving the holder to its other
+  // Puts key `k` in a preferred slot, moving the holder to its other
   // preferred slot if that frees one; slots in *visited are not retried.
-  bool Seat(uint32_t key, uint32_t* slots, uint32_t* visited) const {
-    for (const uint8_t s : keys_[key].slot) {
+  static bool SeatPreferred(uint8_t k, const uint8_t* preferences,
+                            uint8_t* seated, uint32_t* visited) {
+    for (const uint8_t s : {preferences[k] & 15, preferences[k] >> 4}) {
       if (*visited & (1u << s)) continue;
       *visited |= 1u << s;
-      if (slots[s] == Placement::kEmpty || Seat(slots[s], slots, visited)) {
-        slots[s] = key;
+      if (seated[s] == kNoKey ||
+          SeatPreferred(seated[s], preferences, seated, visited)) {
+        seated[s] = k;
         return true;
       }
     }
@@ -99,6 +119,8 @@ class Placer {
   const std::vector<BucketChoice>& keys_;
   std::vector<uint8_t> counts_;
   Placement result_;
+  // Beside each slot, its key's preferred slots (low and high 4 bits).
+  std::vector<uint8_t> preferences_;
   uint64_t rng_ = 0x2545f4914f6cdd1dULL;
 };
 

@@ -35,15 +35,19 @@ void CheckPlacement(const std::vector<BucketChoice>& keys, uint32_t buckets,
   }
   for (uint32_t key : p.stash) seen[key]++;
   for (size_t k = 0; k < keys.size(); k++) ASSERT_EQ(seen[k], 1) << k;
-  // A key outside its first bucket implies that bucket is full.
+  // A key outside its first bucket implies that bucket is full; the count
+  // of such keys (a file property) is theirs.
+  uint64_t in_second_bucket = 0;
   for (uint32_t b = 0; b < buckets; b++) {
     for (uint32_t s = 0; s < kSlotsPerBucket; s++) {
       const uint32_t key = p.slots[b * kSlotsPerBucket + s];
       if (key != Placement::kEmpty && keys[key].first != b) {
         ASSERT_EQ(count[keys[key].first], kSlotsPerBucket);
+        in_second_bucket++;
       }
     }
   }
+  EXPECT_EQ(p.in_second_bucket, in_second_bucket);
   for (uint32_t key : p.stash) {
     ASSERT_EQ(count[keys[key].first], kSlotsPerBucket);
     ASSERT_EQ(count[keys[key].second], kSlotsPerBucket);
