@@ -387,26 +387,30 @@ void CuckooHashTableBuilder::WriteHashIndex() {
   auto fingerprint = [&](uint32_t key) {
     return FingerprintOf(key_hashes_[key]);
   };
-  std::vector<Bucket> buckets(num_buckets);
-  memset(static_cast<void*>(buckets.data()), 0, num_buckets * kBucketSize);
-  for (uint64_t b = 0; b < num_buckets; b++) {
-    for (uint32_t s = 0; s < kSlotsPerBucket; s++) {
-      const uint32_t key = placement.slots[b * kSlotsPerBucket + s];
-      if (key == Placement::kEmpty) continue;
-      buckets[b].Set(s, fingerprint(key), group_offsets_[key]);
+  // Calls seat(bucket, slot, key) for every key in a bucket.
+  auto for_each_seated = [&](auto seat) {
+    for (uint64_t b = 0; b < num_buckets; b++) {
+      for (uint32_t s = 0; s < kSlotsPerBucket; s++) {
+        const uint32_t key = placement.slots[b * kSlotsPerBucket + s];
+        if (key != Placement::kEmpty) seat(b, s, key);
+      }
     }
-  }
+  };
   StartBulkRegion();
   if (layout_.fixed_slots()) {
     // Each bucket's fingerprints alone: a slot's index names its entry.
-    std::string fingerprints;
-    fingerprints.reserve(num_buckets * kFingerprintsSize);
-    for (const Bucket& bucket : buckets) {
-      fingerprints.append(reinterpret_cast<const char*>(&bucket.fingerprints),
-                          kFingerprintsSize);
-    }
-    Append(fingerprints);
+    std::vector<Fingerprints> fingerprints(num_buckets);  // zeros: empty
+    for_each_seated([&](uint64_t b, uint32_t s, uint32_t key) {
+      fingerprints[b].fingerprint[s] = fingerprint(key);
+    });
+    Append(Slice(reinterpret_cast<const char*>(fingerprints.data()),
+                 num_buckets * kFingerprintsSize));
   } else {
+    std::vector<Bucket> buckets(num_buckets);
+    memset(static_cast<void*>(buckets.data()), 0, num_buckets * kBucketSize);
+    for_each_seated([&](uint64_t b, uint32_t s, uint32_t key) {
+      buckets[b].Set(s, fingerprint(key), group_offsets_[key]);
+    });
     Append(Slice(reinterpret_cast<const char*>(buckets.data()),
                  num_buckets * kBucketSize));
   }
