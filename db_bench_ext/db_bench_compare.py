@@ -55,6 +55,8 @@ import sys
 import time
 from dataclasses import dataclass
 
+import run_folder
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -932,25 +934,19 @@ def parse_args():
                         "--out prefix + '-db')")
     p.add_argument("--out", help="prefix of the .csv, .txt, .png and -logs/ "
                    "written (default bench-out/db_bench_compare)")
-    p.add_argument("--results", action="store_true",
-                   help="write into this run's folder under "
-                   "db_bench_ext/results/ (<date>-<machine>-<build>), named "
-                   "by --out's last part (default db_bench_compare_<num>), "
-                   "and add the command to its COMMAND.md")
+    run_folder.add_results_flag(p, "db_bench_compare_<num>")
     p.add_argument("--keep_db", action="store_true",
                    help="keep the DBs after the run")
     args = p.parse_args()
 
     args.threads = [int(t) for t in args.threads.split(",")]
     if args.results:
-        import run_folder  # beside this script; only --results needs it
-        name = os.path.basename(args.out) if args.out else \
-            "db_bench_compare_" + run_folder.short_count(args.num)
-        args.out = os.path.join(run_folder.folder(args.build, create=False),
-                                name)
+        args.out = run_folder.out_in_folder(
+            args.build, args.out,
+            "db_bench_compare_" + run_folder.short_count(args.num))
         # The DBs are scratch: not under results/.
-        args.db_dir = args.db_dir or os.path.join(REPO, "bench-out",
-                                                  name + "-db")
+        args.db_dir = args.db_dir or os.path.join(
+            REPO, "bench-out", os.path.basename(args.out) + "-db")
     args.out = args.out or os.path.join(REPO, "bench-out", "db_bench_compare")
     intree = intree_rocksdb(args.build)
     if intree:
@@ -1037,7 +1033,6 @@ def main():
     keysets = key_sets(args.key_size)
     log_dir = args.out + "-logs"
     if args.results:
-        import run_folder
         name = os.path.basename(args.out)
         run_folder.record_argv(os.path.dirname(args.out),
                                [name + ext for ext in (".txt", ".csv", ".png")])

@@ -35,6 +35,7 @@ import subprocess
 import sys
 
 from db_bench_compare import intree_rocksdb
+import run_folder
 from ratio_target import RatioTarget, paired_ratios
 
 # The targets (ours / default): write stalls and the writes' P99 no longer
@@ -118,18 +119,11 @@ def main():
                         help="the DB and the executor statistics of each run")
     parser.add_argument("--out", default="",
                         help="also write the printed report to OUT.txt")
-    parser.add_argument("--results", action="store_true",
-                        help="write it into this run's folder under "
-                        "db_bench_ext/results/ (<date>-<machine>-<build>), "
-                        "named by --out's last part (default "
-                        "executor_db_bench), and add the command to its "
-                        "COMMAND.md")
+    run_folder.add_results_flag(parser, "executor_db_bench")
     args = parser.parse_args()
     if args.results:
-        import run_folder  # beside this script; only --results needs it
-        args.out = os.path.join(run_folder.folder(args.build, create=False),
-                                os.path.basename(args.out) or
-                                "executor_db_bench")
+        args.out = run_folder.out_in_folder(args.build, args.out,
+                                            "executor_db_bench")
     intree = intree_rocksdb(args.build)
     if intree:
         args.db_bench = args.db_bench or os.path.join(intree, "db_bench")
@@ -143,7 +137,6 @@ def main():
                      "build first")
     os.makedirs(args.out_dir, exist_ok=True)
     if args.results:
-        import run_folder
         run_folder.record_argv(os.path.dirname(args.out),
                                [os.path.basename(args.out) + ".txt"])
     if args.out:

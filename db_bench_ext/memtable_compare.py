@@ -79,6 +79,7 @@ import subprocess
 import sys
 
 from db_bench_compare import intree_rocksdb
+import run_folder
 from ratio_target import RatioTarget, paired_ratios
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -132,17 +133,11 @@ def parse_args():
     p.add_argument("--extra", default="", help="more db_bench flags for every run")
     p.add_argument("--out", default="", help="also write the report and raw runs "
                    "(JSON) to OUT.txt / OUT.json")
-    p.add_argument("--results", action="store_true",
-                   help="write them into this run's folder under "
-                   "db_bench_ext/results/ (<date>-<machine>-<build>), named by "
-                   "--out's last part (default memtable_compare), and add the "
-                   "command to its COMMAND.md")
+    run_folder.add_results_flag(p, "memtable_compare")
     args = p.parse_args()
     if args.results:
-        import run_folder  # beside this script; only --results needs it
-        args.out = os.path.join(
-            run_folder.folder(args.build, create=False),
-            os.path.basename(args.out) or "memtable_compare")
+        args.out = run_folder.out_in_folder(args.build, args.out,
+                                            "memtable_compare")
     intree = intree_rocksdb(args.build)
     if intree:
         if args.lib:
@@ -388,7 +383,6 @@ def workload_runs(args):
 def main():
     args = parse_args()
     if args.results:
-        import run_folder
         name = os.path.basename(args.out)
         run_folder.record_argv(os.path.dirname(args.out),
                                [name + ".txt", name + ".json"])

@@ -13,9 +13,10 @@
              writes it)
 
 Each run folder has a COMMAND.md giving the command that wrote each file.
-db_bench_compare.py, memtable_compare.py and executor_db_bench.py with
---results, memory_mode.sh with --results and scaling_rows.sh without an
-out-folder write into the run folder and append their command to it.
+db_bench_compare.py, memtable_compare.py, executor_db_bench.py and
+write_compare.py with --results (add_results_flag, out_in_folder),
+memory_mode.sh with --results and scaling_rows.sh without an out-folder
+write into the run folder and append their command to it.
 
     db_bench_ext/run_folder.py build-intree-11.8.1       # print the folder
     db_bench_ext/run_folder.py --create build            # ... and make it
@@ -148,6 +149,22 @@ def record_argv(path, files, argv=None):
     if script.startswith(REPO + os.sep):
         argv[0] = os.path.relpath(script, REPO)
     record(path, files, " ".join(shlex.quote(a) for a in argv))
+
+
+def add_results_flag(parser, default_name):
+    """The harnesses' --results flag; out_in_folder() says where it writes."""
+    parser.add_argument(
+        "--results", action="store_true",
+        help="write into this run's folder under db_bench_ext/results/ "
+        "(<date>-<machine>-<build>), named by --out's last part (default "
+        f"{default_name}), and add the command to its COMMAND.md")
+
+
+def out_in_folder(build, out, default_name):
+    """The --out prefix of a --results run: in this run's folder, named by
+    --out's last part, else default_name."""
+    return os.path.join(folder(build, create=False),
+                        os.path.basename(out or "") or default_name)
 
 
 def short_count(n):

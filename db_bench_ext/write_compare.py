@@ -650,11 +650,7 @@ def parse_args():
                    "if it has room, else /tmp)")
     p.add_argument("--out", help="prefix of the .txt, .csv and -logs/ "
                    "written (default bench-out/write_compare)")
-    p.add_argument("--results", action="store_true",
-                   help="write into this run's folder under "
-                   "db_bench_ext/results/ (<date>-<machine>-<build>), named "
-                   "by --out's last part (default write_compare_<num>), and "
-                   "add the command to its COMMAND.md")
+    run_folder.add_results_flag(p, "write_compare_<num>")
     args = p.parse_args()
 
     for name in args.formats.split(",") + args.workloads.split(","):
@@ -664,10 +660,9 @@ def parse_args():
         p.error("need --key_size >= 8, --num >= 1, --repeat >= 1")
     args.ops = args.ops or args.num
     if args.results:
-        name = os.path.basename(args.out) if args.out else \
-            "write_compare_" + run_folder.short_count(args.num)
-        args.out = os.path.join(run_folder.folder(args.build, create=False),
-                                name)
+        args.out = run_folder.out_in_folder(
+            args.build, args.out,
+            "write_compare_" + run_folder.short_count(args.num))
     args.out = args.out or os.path.join(REPO, "bench-out", "write_compare")
     intree = dbc.intree_rocksdb(args.build)
     if intree:
