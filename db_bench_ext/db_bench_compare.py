@@ -884,6 +884,28 @@ def plot(args, formats, samples, path, title):
 
 # ---- main --------------------------------------------------------------------
 
+def resolve_db_bench(parser, args):
+    """Sets args.db_bench, args.lib (None: nothing to preload) and
+    args.plugin (where ours comes from, for the report) from --build: an
+    in-tree build's own db_bench, else the stock one with the system-mode
+    build's librocksdb_cuckoo.so preloaded."""
+    intree = intree_rocksdb(args.build)
+    if intree:
+        # RocksDB built with the plugin: nothing to preload.
+        if args.lib:
+            parser.error("--lib: the in-tree db_bench has the plugin "
+                         "compiled in")
+        args.db_bench = args.db_bench or os.path.join(intree, "db_bench")
+        args.lib = None
+        args.plugin = f"the plugin compiled into {args.db_bench}"
+    else:
+        args.db_bench = args.db_bench or shutil.which("db_bench") or \
+            "/usr/bin/db_bench"
+        args.lib = os.path.abspath(args.lib or os.path.join(
+            args.build, "librocksdb_cuckoo.so"))
+        args.plugin = args.lib
+
+
 def parse_args():
     p = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -948,20 +970,7 @@ def parse_args():
         args.db_dir = args.db_dir or os.path.join(
             REPO, "bench-out", os.path.basename(args.out) + "-db")
     args.out = args.out or os.path.join(REPO, "bench-out", "db_bench_compare")
-    intree = intree_rocksdb(args.build)
-    if intree:
-        # RocksDB built with the plugin: nothing to preload.
-        if args.lib:
-            p.error("--lib: the in-tree db_bench has the plugin compiled in")
-        args.db_bench = args.db_bench or os.path.join(intree, "db_bench")
-        args.lib = None
-        args.plugin = f"the plugin compiled into {args.db_bench}"
-    else:
-        args.db_bench = args.db_bench or shutil.which("db_bench") or \
-            "/usr/bin/db_bench"
-        args.lib = os.path.abspath(args.lib or os.path.join(
-            args.build, "librocksdb_cuckoo.so"))
-        args.plugin = args.lib
+    resolve_db_bench(p, args)
     args.make_options_file = args.make_options_file or os.path.join(
         args.build, "db_bench_ext", "make_options_file")
     args.table_reader_bench = args.table_reader_bench or os.path.join(

@@ -664,18 +664,7 @@ def parse_args():
             args.build, args.out,
             "write_compare_" + run_folder.short_count(args.num))
     args.out = args.out or os.path.join(REPO, "bench-out", "write_compare")
-    intree = dbc.intree_rocksdb(args.build)
-    if intree:
-        if args.lib:
-            p.error("--lib: the in-tree db_bench has the plugin compiled in")
-        args.db_bench = args.db_bench or os.path.join(intree, "db_bench")
-        args.plugin = f"the plugin compiled into {args.db_bench}"
-    else:
-        args.db_bench = args.db_bench or shutil.which("db_bench") or \
-            "/usr/bin/db_bench"
-        args.lib = os.path.abspath(args.lib or os.path.join(
-            args.build, "librocksdb_cuckoo.so"))
-        args.plugin = args.lib
+    dbc.resolve_db_bench(p, args)
     tools = os.path.join(args.build, "db_bench_ext")
     args.make_options_file = args.make_options_file or os.path.join(
         tools, "make_options_file")
