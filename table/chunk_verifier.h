@@ -36,13 +36,7 @@ class ChunkVerifier {
   // false, with *error naming the damage or the failed read. Safe from any
   // number of threads, as are VerifyAll and VerifyRemaining.
   bool Check(uint64_t offset, uint64_t size, Status* error) const {
-    if (verified_ == nullptr) return true;
-    if (size > 0 && offset < size_ && size <= size_ - offset) {
-      const uint64_t last = (offset + size - 1) >> kChecksumChunkShift;
-      uint64_t chunk = offset >> kChecksumChunkShift;
-      while (chunk <= last && IsVerified(chunk)) chunk++;
-      if (chunk > last) return true;
-    }
+    if (IsReady(offset, size)) return true;
     *error = Verify(offset, size);
     return error->ok();
   }

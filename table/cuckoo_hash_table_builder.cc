@@ -14,6 +14,7 @@
 #include "table/cuckoo_placement.h"
 #include "table/key_location.h"
 #include "table/meta_blocks.h"
+#include "util/prefetch_range.h"
 
 namespace rocksdb_cuckoo {
 
@@ -359,13 +360,8 @@ void CuckooHashTableBuilder::WriteSlotOrderedData() {
   for (uint64_t slot = 0; slot < num_slots; slot++) {
     if (slot + kPrefetchDistance < num_slots) {
       const uint32_t ahead = placement_.slots[slot + kPrefetchDistance];
-      if (ahead != Placement::kEmpty) {
-        const char* entry = pending_.Entry(ahead);
-        for (uint64_t line = 0; line < held; line += 64) {
-          __builtin_prefetch(entry + line);
-        }
-        __builtin_prefetch(entry + held - 1);
-      }
+      if (ahead != Placement::kEmpty)
+        PrefetchRange(pending_.Entry(ahead), held);
     }
     place(placement_.slots[slot], slot);
   }

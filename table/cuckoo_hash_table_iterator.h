@@ -18,18 +18,19 @@ namespace rocksdb_cuckoo {
 
 class CuckooHashTableIterator : public ROCKSDB_NAMESPACE::InternalIterator {
  public:
-  // `verify`: the reader's MustVerify() for the iterator's ReadOptions.
-  // `owned`: a reader the iterator keeps until it is destroyed (a
-  // compaction's copy of the file), or none; `reader` is then that one.
+  // `verify`: whether the reads pass the chunk verifiers (the reader's
+  // MustVerify() for the iterator's ReadOptions). `copy`: a reader the
+  // iterator reads instead of `reader` and keeps until it is destroyed (a
+  // compaction's copy of the file), or none.
   CuckooHashTableIterator(
       const CuckooHashTableReader* reader,
       const ROCKSDB_NAMESPACE::ReadOptions& read_options, bool verify,
-      std::unique_ptr<const CuckooHashTableReader> owned = nullptr)
-      : owned_(std::move(owned)),
-        reader_(reader),
+      std::unique_ptr<const CuckooHashTableReader> copy = nullptr)
+      : copy_(std::move(copy)),
+        reader_(copy_ != nullptr ? copy_.get() : reader),
         read_options_(read_options),
-        num_entries_(reader->num_entries()),
-        keys_in_file_(reader->keys_as_stored()),
+        num_entries_(reader_->num_entries()),
+        keys_in_file_(reader_->keys_as_stored()),
         verify_(verify) {}
 
   bool Valid() const override { return valid_; }
@@ -60,7 +61,7 @@ class CuckooHashTableIterator : public ROCKSDB_NAMESPACE::InternalIterator {
   // the damage in status()) if the search met a damaged entry.
   bool FindLowerBound(const Slice& target, uint64_t* index);
 
-  const std::unique_ptr<const CuckooHashTableReader> owned_;
+  const std::unique_ptr<const CuckooHashTableReader> copy_;
   const CuckooHashTableReader* const reader_;
   // For the file reads its steps cause (ServingRead): the caller's options
   // need not outlive the iterator.

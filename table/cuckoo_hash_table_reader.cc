@@ -25,6 +25,7 @@
 #include "table/table_builder.h"
 #include "table/unique_id_impl.h"
 #include "util/checksum.h"
+#include "util/prefetch_range.h"
 #include "util/vector_iterator.h"
 
 namespace rocksdb_cuckoo {
@@ -1050,19 +1051,13 @@ void CuckooHashTableReader::Rep::PrefetchEntry(uint64_t index) const {
   // A damaged offset is caught when the entry is read; it must not point
   // the prefetch outside the file's memory meanwhile.
   if (offset >= layout_.order_offset) return;
-  // Every line of a slot entry: one that starts past a line's first bytes
-  // (most do, at sizes that are not multiples of 64) reaches into one line
-  // more than its size suggests. A key-ordered entry's size is in its
-  // header, not known here: its first two lines.
+  // All of a slot entry; a key-ordered entry's size is in its header, not
+  // known here: its first 128 bytes.
   const uint64_t size =
       layout_.fixed_slots()
           ? std::min(layout_.slot_entry_size, layout_.order_offset - offset)
           : 128;
-  const char* entry = data_ + offset;
-  for (uint64_t line = 0; line < size; line += 64) {
-    __builtin_prefetch(entry + line);
-  }
-  __builtin_prefetch(entry + size - 1);
+  PrefetchRange(data_ + offset, size);
 }
 
 Status CuckooHashTableReader::Rep::EntryAt(uint64_t index, bool verify,
@@ -1221,16 +1216,15 @@ InternalIterator* CuckooHashTableReader::NewIterator(
     rep_->CopyForScan(read_options, &rep);
     if (rep != nullptr) copy.reset(new CuckooHashTableReader(std::move(rep)));
   }
-  const CuckooHashTableReader* reader = copy != nullptr ? copy.get() : this;
   // A copy is checked as the file's own memory would be when loaded.
   const bool verify = copy != nullptr || rep_->MustVerify(read_options);
   if (arena == nullptr) {
-    return new CuckooHashTableIterator(reader, read_options, verify,
+    return new CuckooHashTableIterator(this, read_options, verify,
                                        std::move(copy));
   }
   void* mem = arena->AllocateAligned(sizeof(CuckooHashTableIterator));
   return new (mem)
-      CuckooHashTableIterator(reader, read_options, verify, std::move(copy));
+      CuckooHashTableIterator(this, read_options, verify, std::move(copy));
 }
 
 uint64_t CuckooHashTableReader::num_entries() const {

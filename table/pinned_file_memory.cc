@@ -32,6 +32,19 @@ Status Truncated(uint64_t offset, uint64_t size) {
                             std::to_string(offset));
 }
 
+// Reads [offset, offset + size) of `file` into `dest`: all of it, or an
+// error.
+Status ReadInto(RandomAccessFileReader* file,
+                const ROCKSDB_NAMESPACE::ReadOptions& read_options,
+                uint64_t offset, uint64_t size, char* dest) {
+  Slice contents;
+  IOStatus s = ReadFileRange(file, read_options, offset, size, &contents, dest);
+  if (!s.ok()) return std::move(s);
+  if (contents.size() != size) return Truncated(offset, size);
+  if (contents.data() != dest) memcpy(dest, contents.data(), size);
+  return Status::OK();
+}
+
 // Under AddressSanitizer, lets reads into a range about to be loaded pass.
 // Two loads of neighbouring ranges can share an 8-byte shadow granule, and
 // unpoisoning rewrites it from what it read: done at once, the later write
@@ -160,14 +173,8 @@ Status PinnedFileMemory::OpenCopy(const PinnedFileMemory& source,
   m->data_ = m->buffer_;
   // Scans read it at random places (key order over a slot-ordered file).
   AdviseHugePages(m->buffer_, m->buffer_size_);
-  Slice contents;
-  IOStatus s = ReadFileRange(source.file_.get(), options, 0, m->size_,
-                             &contents, m->buffer_);
-  if (!s.ok()) return std::move(s);
-  if (contents.size() != m->size_) return Truncated(0, m->size_);
-  if (contents.data() != m->buffer_) {
-    memcpy(m->buffer_, contents.data(), m->size_);
-  }
+  Status s = ReadInto(source.file_.get(), options, 0, m->size_, m->buffer_);
+  if (!s.ok()) return s;
   m->loaded_bytes_.store(m->size_, std::memory_order_relaxed);
   m->whole_file_loaded_ = true;
   *copy = m.release();
@@ -207,14 +214,8 @@ Status PinnedFileMemory::LoadFrom(
   if (offset > size_ || size > size_ - offset) return Truncated(offset, size);
   if (whole_file_loaded_) return Status::OK();
   MarkLoadable(buffer_ + offset, size);
-  Slice contents;
-  IOStatus s = ReadFileRange(file, read_options, offset, size, &contents,
-                             buffer_ + offset);
-  if (!s.ok()) return std::move(s);
-  if (contents.size() != size) return Truncated(offset, size);
-  if (contents.data() != buffer_ + offset) {
-    memcpy(buffer_ + offset, contents.data(), size);
-  }
+  Status s = ReadInto(file, read_options, offset, size, buffer_ + offset);
+  if (!s.ok()) return s;
   loaded_bytes_.fetch_add(size, std::memory_order_relaxed);
   // The page cache's copy would only double the table's memory. It holds a
   // file in folios of up to 2 MiB, and dropping part of a folio drops
