@@ -26,6 +26,13 @@ using ROCKSDB_NAMESPACE::Status;
 namespace {
 constexpr uint64_t kWindowSize = kHugePageBytes;
 
+// A file's buffer starts on a cache line, so that bucket cache lines in the
+// file are cache lines here, and from 2 MiB up on a huge page, so that huge
+// pages (see UseHugePages) are whole windows of the file.
+size_t BufferAlign(uint64_t file_size) {
+  return file_size >= kHugePageBytes ? kHugePageBytes : 64;
+}
+
 Status Truncated(uint64_t offset, uint64_t size) {
   return Status::Corruption("CuckooHashTable: file truncated: cannot read " +
                             std::to_string(size) + " bytes at offset " +
@@ -116,16 +123,11 @@ Status PinnedFileMemory::Open(
     if (contents.size() != file_size) return Truncated(0, file_size);
     m->data_ = contents.data();
   } else {
-    // Aligned so that bucket cache lines in the file are cache lines here,
-    // and huge pages (see UseHugePages) are whole windows of the file.
-    const size_t align = file_size >= kHugePageBytes ? kHugePageBytes : 64;
-    // Not from RecycledBuffers: most of a file's buffer may never be
-    // loaded, and pages nobody touches cost nothing, while pooled ones
-    // would sit idle here.
-    m->buffer_align_ = align;
-    m->buffer_size_ =
-        std::max<size_t>(align, (file_size + align - 1) / align * align);
-    m->buffer_ = static_cast<char*>(aligned_alloc(align, m->buffer_size_));
+    // Fresh: most of a file's buffer may never be loaded, and pages nobody
+    // touches cost nothing, while pooled ones would sit idle here.
+    m->buffer_ = RecycledBuffers::Shared().TakeFresh(
+        std::max<uint64_t>(file_size, 1), BufferAlign(file_size),
+        &m->buffer_size_);
     if (m->buffer_ == nullptr) {
       return Status::MemoryLimit("CuckooHashTable: cannot allocate " +
                                  std::to_string(file_size) + " bytes");
@@ -163,9 +165,8 @@ Status PinnedFileMemory::OpenCopy(const PinnedFileMemory& source,
   std::unique_ptr<PinnedFileMemory, void (*)(PinnedFileMemory*)> m(
       new PinnedFileMemory(), [](PinnedFileMemory* p) { delete p; });
   m->size_ = source.size_;
-  m->buffer_align_ = source.buffer_align_;
   m->buffer_ = RecycledBuffers::Shared().Take(
-      source.buffer_size_, m->buffer_align_, &m->buffer_size_);
+      std::max<uint64_t>(m->size_, 1), BufferAlign(m->size_), &m->buffer_size_);
   if (m->buffer_ == nullptr) {
     return Status::MemoryLimit("CuckooHashTable: cannot allocate " +
                                std::to_string(m->size_) + " bytes");
@@ -246,10 +247,10 @@ PinnedFileMemory::~PinnedFileMemory() {
   if (loaded_bytes_.load(std::memory_order_relaxed) >= size_) {
     // Every page in use: the next builder or compaction takes them as
     // they are.
-    RecycledBuffers::Shared().Give(buffer_, buffer_size_, buffer_align_);
+    RecycledBuffers::Shared().Give(buffer_, buffer_size_);
   } else {
     ASAN_UNPOISON_MEMORY_REGION(buffer_, buffer_size_);
-    free(buffer_);
+    RecycledBuffers::Shared().Free(buffer_, buffer_size_);
   }
 }
 

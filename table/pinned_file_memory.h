@@ -161,12 +161,11 @@ class PinnedFileMemory {
   ReadObservers observers_;
   // The same open file, read by LoadInBackground(); only when not mapped.
   std::unique_ptr<ROCKSDB_NAMESPACE::RandomAccessFileReader> background_file_;
-  // Owned, only when not mapped: from aligned_alloc, or for a copy from
-  // RecycledBuffers; given there when freed if all of it was loaded.
+  // Owned, only when not mapped: from RecycledBuffers (fresh, or for a copy
+  // pooled), given back there when freed if all of it was loaded.
   char* buffer_ = nullptr;
   bool whole_file_loaded_ = false;
   size_t buffer_size_ = 0;
-  size_t buffer_align_ = 0;
   // Bytes loaded, in all and in each 2 MiB window of the file.
   std::atomic<uint64_t> loaded_bytes_{0};
   std::unique_ptr<std::atomic<uint64_t>[]> window_loaded_;

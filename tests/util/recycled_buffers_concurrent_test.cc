@@ -1,5 +1,6 @@
 // RecycledBuffers from many threads while its own thread frees idle
-// buffers: no buffer is handed to two holders at once, and none is lost.
+// buffers: no buffer, nor any unit moved into another, is handed to two
+// holders at once, and none is lost.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -20,6 +21,7 @@ constexpr int kRoundsPerThread = 3000;
 
 TEST(RecycledBuffersConcurrentTest, EveryBufferHasOneHolderAtATime) {
   RecycledBuffers::Limits limits;
+  limits.unit_bytes = 4096;  // requests of 1 to 8 units: many put together
   limits.min_buffer_bytes = 4096;
   limits.max_pooled_bytes = 1 << 20;
   limits.max_idle_micros = 200;  // the trimming thread runs all along
@@ -41,7 +43,7 @@ TEST(RecycledBuffersConcurrentTest, EveryBufferHasOneHolderAtATime) {
         for (size_t i = 0; i < capacity; i += 512) {
           if (buffer[i] != t + 1) overwritten++;
         }
-        pool.Give(buffer, capacity, 64);
+        pool.Give(buffer, capacity);
       }
     });
   }
