@@ -36,6 +36,10 @@ constexpr uint64_t kMaxSlotOrderedBytes = uint64_t{1} << 30;
 constexpr uint64_t kMaxSlotEntryBytes = 512;
 // The seed is stored in the file, so it can change without a format bump.
 constexpr uint64_t kHashSeed = 0;
+// Data goes to the file in pieces just past this: more than the file
+// writer's buffer holds by default, so it writes them as they are instead
+// of copying them again, and each costs one call, not one per entry.
+constexpr uint64_t kWriteChunkBytes = uint64_t{1} << 20;
 
 std::string ToString(double v) {
   char buf[32];
@@ -52,6 +56,10 @@ CuckooHashTableBuilder::CuckooHashTableBuilder(
       options_(options),
       file_(file),
       slot_ordered_(options.slot_ordered),
+      fingerprint_bytes_per_key_(kFingerprintsSize /
+                                 (kSlotsPerBucket * options.hash_table_ratio)),
+      bucket_bytes_per_key_(kBucketSize /
+                            (kSlotsPerBucket * options.hash_table_ratio)),
       region_checksum_(new ChecksumStream(options.checksum)),
       chunk_checksums_(options.checksum, kChecksumChunkSize) {
   properties_.num_data_blocks = 1;
@@ -221,10 +229,17 @@ void CuckooHashTableBuilder::AddEntry(const Slice& user_key, const Slice& key,
   if (slot_ordered_) {
     pending_.Add(scratch_, key, value);
   } else {
-    Append(scratch_);
-    Append(key);
-    Append(value);
+    staged_.append(scratch_);
+    staged_.append(key.data(), key.size());
+    staged_.append(value.data(), value.size());
+    if (staged_.size() > kWriteChunkBytes) WriteStaged();
   }
+}
+
+void CuckooHashTableBuilder::WriteStaged() {
+  if (staged_.empty()) return;
+  Append(staged_);
+  staged_.clear();
 }
 
 bool CuckooHashTableBuilder::StartUserKey(const Slice& user_key) {
@@ -252,14 +267,15 @@ void CuckooHashTableBuilder::StopSlotOrdering() {
 
 uint64_t CuckooHashTableBuilder::EstimatedFileSize() const {
   // What Finish() will add: order index, ~8/ratio (slot order: ~2/ratio)
-  // bytes of buckets per key.
-  const double per_key = (slot_ordered_ ? kFingerprintsSize : kBucketSize) /
-                         (kSlotsPerBucket * options_.hash_table_ratio);
+  // bytes of buckets per key. Compactions ask after every entry.
+  const double per_key =
+      slot_ordered_ ? fingerprint_bytes_per_key_ : bucket_bytes_per_key_;
   return data_bytes_ + entry_offsets_.size() * 4 +
          static_cast<uint64_t>(group_offsets_.size() * per_key);
 }
 
 void CuckooHashTableBuilder::WriteOrderIndex() {
+  WriteStaged();
   layout_.data_size = offset_;
   layout_.region_checksum[0] = EndRegion();
   StartBulkRegion();
@@ -333,10 +349,8 @@ void CuckooHashTableBuilder::WriteSlotOrderedData() {
   const uint64_t key_size = slot_key_size_ - (drop_trailers ? 8 : 0);
   const uint64_t size = key_size + value_size;
   const uint64_t num_slots = layout_.num_buckets * kSlotsPerBucket;
-  // Gathered into the fewest whole entries past 1 MiB at a time: more than
-  // the file writer's buffer holds by default, so it writes them as they
-  // are instead of copying them again.
-  const uint64_t per_chunk = (uint64_t{1} << 20) / size + 1;
+  // Gathered into the fewest whole entries past kWriteChunkBytes at a time.
+  const uint64_t per_chunk = kWriteChunkBytes / size + 1;
   std::unique_ptr<char[]> chunk(new char[per_chunk * size]);
   char* at = chunk.get();
   auto place = [&](uint32_t key, uint64_t slot) {

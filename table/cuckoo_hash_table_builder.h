@@ -44,7 +44,9 @@ class CuckooHashTableBuilder : public VersionNeutralTableBuilder {
   bool IsEmpty() const override {
     return status_.ok() && TableBuilder::IsEmpty();
   }
-  uint64_t FileSize() const override { return offset_ + pending_.bytes(); }
+  uint64_t FileSize() const override {
+    return offset_ + pending_.bytes() + staged_.size();
+  }
   uint64_t EstimatedFileSize() const override;
   ROCKSDB_NAMESPACE::TableProperties GetTableProperties() const override {
     return properties_;
@@ -85,6 +87,8 @@ class CuckooHashTableBuilder : public VersionNeutralTableBuilder {
   bool StartUserKey(const ROCKSDB_NAMESPACE::Slice& user_key);
   // Writes the buffered entries in key order and streams the rest.
   void StopSlotOrdering();
+  // Writes what key-ordered entries wait in staged_.
+  void WriteStaged();
   // Finish's steps, in call order: PlaceUserKeys; while slot order holds,
   // WriteSlotOrderedData (StopSlotOrdering if there is no entry);
   // WriteOrderIndex, which ends the data region; WriteHashIndex, which
@@ -110,12 +114,17 @@ class CuckooHashTableBuilder : public VersionNeutralTableBuilder {
   // While every entry has the same size and its own user key, the data
   // region is held in pending_ so Finish() can write it in slot order.
   bool slot_ordered_;
+  // EstimatedFileSize's hash index bytes per user key, slot ordered or not.
+  const double fingerprint_bytes_per_key_;
+  const double bucket_bytes_per_key_;
   uint64_t slot_entry_size_ = 0;  // with its varints
   uint64_t slot_key_size_ = 0;    // internal key
   uint64_t slot_value_size_ = 0;
   // Every entry so far is a kTypeValue at sequence 0 (a bottommost file).
   bool plain_trailers_ = true;
   SlotOrderBuffer pending_;
+  // Key-ordered entries not yet written: one write per chunk.
+  std::string staged_;
   Placement placement_;
   std::unique_ptr<ChecksumStream> region_checksum_;
   ChunkChecksums chunk_checksums_;  // of the current region, if bulk
