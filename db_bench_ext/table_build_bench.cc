@@ -1,7 +1,8 @@
 // What building one table file costs, without a DB around it: the sorted
 // entries of a flush (16-byte keys, 100-byte values, one version each)
 // handed to a table builder, Finish(), and the file closed, for our
-// CuckooHashTable, the built-in CuckooTable and BlockBasedTable (bloom 10
+// CuckooHashTable (slot-ordered, and key-ordered as entries of varied sizes
+// are), the built-in CuckooTable and BlockBasedTable (bloom 10
 // bits, no compression, RocksDB's anchor for the write side). Files go to
 // /dev/shm when it exists, so the figures are the builders' own work.
 //
@@ -80,6 +81,12 @@ void RegisterAll() {
   block.filter_policy.reset(NewBloomFilterPolicy(10));
   const std::pair<const char*, std::shared_ptr<TableFactory>> formats[] = {
       {"CuckooHashTable", NewCuckooHashTableFactory()},
+      // The layout of entries of varied sizes.
+      {"CuckooHashTableKeyOrdered", NewCuckooHashTableFactory([] {
+         CuckooHashTableOptions key_ordered;
+         key_ordered.slot_ordered = false;
+         return key_ordered;
+       }())},
       {"BlockBasedTable",
        std::shared_ptr<TableFactory>(NewBlockBasedTableFactory(block))},
       {"CuckooTable", std::shared_ptr<TableFactory>(NewCuckooTableFactory())},

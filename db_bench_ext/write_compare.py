@@ -5,7 +5,8 @@ Drives an in-tree RocksDB release's own db_bench (--build at an in-tree build
 folder, e.g. build-intree-11.8.1: the plugin is compiled in) or, with a
 system-mode build folder, the stock db_bench with librocksdb_cuckoo.so
 preloaded. Formats: ours (CuckooHashTable, allow_mmap_reads=false), ours
-with the striped_hash memtable, BlockBasedTable (bloom 10 bits: the anchor),
+with the striped_hash memtable, ours with slot_ordered=false (the layout
+every file with values of varied sizes gets anyway), BlockBasedTable (bloom 10 bits: the anchor),
 BlockBasedTable tuned for point lookups (data-block hash index, index and
 filter held by the reader, a block cache that holds the DB: the anchor of
 the read-modify-write targets), PlainTable and RocksDB's CuckooTable, each
@@ -107,6 +108,11 @@ CUCKOO_FLAGS = ("--use_cuckoo_table", "--mmap_read=1")
 FORMATS = [
     Format("ours", "CuckooHashTable", dbc.OURS_ID, dbc.OURS_MAGIC, False,
            ours_table=OURS_TABLE, ingest_table=OURS_TABLE),
+    # What fixed-size entries would cost written in key order, the layout
+    # entries of varied sizes get in any case.
+    Format("ours_key_ordered", "CuckooHashTable key-ordered", dbc.OURS_ID,
+           dbc.OURS_MAGIC, False,
+           ours_table=f"table_factory={{id={dbc.OURS_ID};slot_ordered=false}}"),
     # The memtable is set in the OPTIONS file's base run: with --options_file
     # db_bench ignores --memtablerep. Its ingest would equal ours'.
     Format("ours_striped", "CuckooHashTable+striped_hash", dbc.OURS_ID,

@@ -323,8 +323,9 @@ void CuckooHashTableBuilder::PlaceUserKeys() {
                     static_cast<uint32_t>(kh.bucket2),
                     {kh.slot[0], kh.slot[1]}};
     }
+    // Preferred slots serve only a file whose entries sit in their slots.
     placement_ = PlaceKeys(choices, static_cast<uint32_t>(num_buckets),
-                           options_.max_search_depth);
+                           options_.max_search_depth, slot_ordered_);
     if (placement_.stash.size() <= kMaxStashBeforeGrowing ||
         round == kMaxGrowRounds) {
       break;

@@ -10,11 +10,14 @@ namespace {
 
 class Placer {
  public:
-  Placer(const std::vector<BucketChoice>& keys, uint32_t num_buckets)
-      : keys_(keys), counts_(num_buckets, 0) {
+  Placer(const std::vector<BucketChoice>& keys, uint32_t num_buckets,
+         bool preferred_slots)
+      : keys_(keys),
+        counts_(num_buckets, 0),
+        preferred_slots_(preferred_slots) {
     result_.slots.assign(uint64_t{num_buckets} * kSlotsPerBucket,
                          Placement::kEmpty);
-    preferences_.resize(result_.slots.size());
+    if (preferred_slots_) preferences_.resize(result_.slots.size());
   }
 
   // Never lowers a bucket's count (an eviction puts the homeless key in
@@ -39,7 +42,9 @@ class Placer {
   }
 
   Placement Finish() {
-    for (uint32_t b = 0; b < counts_.size(); b++) ArrangeBucket(b);
+    if (preferred_slots_) {
+      for (uint32_t b = 0; b < counts_.size(); b++) ArrangeBucket(b);
+    }
     return std::move(result_);
   }
 
@@ -63,8 +68,10 @@ class Placer {
   void Seat(uint32_t key, uint64_t slot, uint32_t bucket) {
     const BucketChoice& choice = keys_[key];
     result_.slots[slot] = key;
-    preferences_[slot] =
-        static_cast<uint8_t>(choice.slot[0] | choice.slot[1] << 4);
+    if (preferred_slots_) {
+      preferences_[slot] =
+          static_cast<uint8_t>(choice.slot[0] | choice.slot[1] << 4);
+    }
     result_.in_second_bucket += (bucket != choice.first);
   }
   // Seats the bucket's keys in preferred slots by augmenting paths (Kuhn's
@@ -118,6 +125,7 @@ class Placer {
 
   const std::vector<BucketChoice>& keys_;
   std::vector<uint8_t> counts_;
+  const bool preferred_slots_;
   Placement result_;
   // Beside each slot, its key's preferred slots (low and high 4 bits).
   std::vector<uint8_t> preferences_;
@@ -127,8 +135,8 @@ class Placer {
 }  // namespace
 
 Placement PlaceKeys(const std::vector<BucketChoice>& keys, uint32_t num_buckets,
-                    uint32_t max_search_depth) {
-  Placer placer(keys, num_buckets);
+                    uint32_t max_search_depth, bool preferred_slots) {
+  Placer placer(keys, num_buckets, preferred_slots);
   for (uint32_t key = 0; key < keys.size(); key++) {
     placer.Insert(key, max_search_depth);
   }

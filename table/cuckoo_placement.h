@@ -6,9 +6,10 @@
 // max_search_depth steps. Whoever is left without a slot goes to the stash,
 // so placement never fails. Inserting this way keeps the invariant the
 // reader relies on for one-cache-line misses: a key is in its second bucket
-// or the stash only if its first bucket is full. Last, each bucket's keys are
-// arranged so that as many as possible sit in one of their two preferred
-// slots (a maximum matching of keys to slots).
+// or the stash only if its first bucket is full. Last, with preferred_slots,
+// each bucket's keys are arranged so that as many as possible sit in one of
+// their two preferred slots (a maximum matching of keys to slots): only a
+// slot-ordered file, whose entries sit where their slots say, gains from it.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +33,6 @@ struct Placement {
 
 // keys[i] holds key i's two bucket choices, each below num_buckets.
 Placement PlaceKeys(const std::vector<BucketChoice>& keys, uint32_t num_buckets,
-                    uint32_t max_search_depth);
+                    uint32_t max_search_depth, bool preferred_slots);
 
 }  // namespace rocksdb_cuckoo

@@ -71,7 +71,7 @@ TEST(CuckooPlacementTest, HighLoadPlacesEverythingWithoutStash) {
   const uint32_t buckets = 10000;
   const auto keys =
       RandomKeys(buckets * kSlotsPerBucket * 95 / 100, buckets, 1);
-  const Placement p = PlaceKeys(keys, buckets, 128);
+  const Placement p = PlaceKeys(keys, buckets, 128, true);
   CheckPlacement(keys, buckets, p);
   EXPECT_TRUE(p.stash.empty()) << p.stash.size();
   EXPECT_GT(p.in_second_bucket, 0u);
@@ -83,7 +83,7 @@ TEST(CuckooPlacementTest, MostKeysGetAPreferredSlot) {
   const uint32_t buckets = 10000;
   const auto keys =
       RandomKeys(buckets * kSlotsPerBucket * 90 / 100, buckets, 3);
-  const Placement p = PlaceKeys(keys, buckets, 128);
+  const Placement p = PlaceKeys(keys, buckets, 128, true);
   CheckPlacement(keys, buckets, p);
   uint64_t preferred = 0;
   for (uint64_t i = 0; i < p.slots.size(); i++) {
@@ -102,17 +102,31 @@ TEST(CuckooPlacementTest, DistinctPreferencesAreAllMet) {
     // Second choices all collide on slot 0: only the first ones fit.
     keys.push_back(BucketChoice{1, 0, {static_cast<uint8_t>(7 - s), 0}});
   }
-  const Placement p = PlaceKeys(keys, 2, 10);
+  const Placement p = PlaceKeys(keys, 2, 10, true);
   CheckPlacement(keys, 2, p);
   for (uint32_t k = 0; k < keys.size(); k++) {
     EXPECT_EQ(p.slots[kSlotsPerBucket + keys[k].slot[0]], k);
   }
 }
 
+TEST(CuckooPlacementTest, WithoutPreferredSlotsKeysKeepTheirPlaces) {
+  // As above, but for a file that does not store entries in slot order: a
+  // bucket's keys fill it from its first slot, in the order they came.
+  std::vector<BucketChoice> keys;
+  for (uint8_t s = 0; s < kSlotsPerBucket; s++) {
+    keys.push_back(BucketChoice{1, 0, {static_cast<uint8_t>(7 - s), 0}});
+  }
+  const Placement p = PlaceKeys(keys, 2, 10, false);
+  CheckPlacement(keys, 2, p);
+  for (uint32_t k = 0; k < keys.size(); k++) {
+    EXPECT_EQ(p.slots[kSlotsPerBucket + k], k);
+  }
+}
+
 TEST(CuckooPlacementTest, OverfullTableStashesInsteadOfFailing) {
   const uint32_t buckets = 100;
   const auto keys = RandomKeys(buckets * kSlotsPerBucket + 50, buckets, 2);
-  const Placement p = PlaceKeys(keys, buckets, 16);
+  const Placement p = PlaceKeys(keys, buckets, 16, true);
   CheckPlacement(keys, buckets, p);
   EXPECT_GE(p.stash.size(), 50u);
 }
@@ -120,14 +134,14 @@ TEST(CuckooPlacementTest, OverfullTableStashesInsteadOfFailing) {
 TEST(CuckooPlacementTest, IdenticalChoicesForManyKeys) {
   // 20 keys that all want buckets 3 and 4: 16 fit, 4 go to the stash.
   std::vector<BucketChoice> keys(20, BucketChoice{3, 4, {0, 0}});
-  const Placement p = PlaceKeys(keys, 8, 50);
+  const Placement p = PlaceKeys(keys, 8, 50, true);
   CheckPlacement(keys, 8, p);
   EXPECT_EQ(p.stash.size(), 4u);
 }
 
 TEST(CuckooPlacementTest, SingleBucketTable) {
   std::vector<BucketChoice> keys(5, BucketChoice{0, 0, {0, 0}});
-  const Placement p = PlaceKeys(keys, 1, 10);
+  const Placement p = PlaceKeys(keys, 1, 10, true);
   CheckPlacement(keys, 1, p);
   EXPECT_TRUE(p.stash.empty());
 }
