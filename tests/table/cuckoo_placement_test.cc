@@ -95,13 +95,19 @@ TEST(CuckooPlacementTest, MostKeysGetAPreferredSlot) {
   EXPECT_GT(preferred, keys.size() * 85 / 100);
 }
 
-TEST(CuckooPlacementTest, DistinctPreferencesAreAllMet) {
-  // Dense integer keys under identity hashing prefer distinct slots.
+// A bucket's worth of keys for bucket 1, as dense integer keys under
+// identity hashing: each prefers a slot of its own there (key k slot 7 - k),
+// and all second choices collide on slot 0 of bucket 0.
+std::vector<BucketChoice> KeysPreferringDistinctSlots() {
   std::vector<BucketChoice> keys;
   for (uint8_t s = 0; s < kSlotsPerBucket; s++) {
-    // Second choices all collide on slot 0: only the first ones fit.
     keys.push_back(BucketChoice{1, 0, {static_cast<uint8_t>(7 - s), 0}});
   }
+  return keys;
+}
+
+TEST(CuckooPlacementTest, DistinctPreferencesAreAllMet) {
+  const auto keys = KeysPreferringDistinctSlots();
   const Placement p = PlaceKeys(keys, 2, 10, true);
   CheckPlacement(keys, 2, p);
   for (uint32_t k = 0; k < keys.size(); k++) {
@@ -110,12 +116,9 @@ TEST(CuckooPlacementTest, DistinctPreferencesAreAllMet) {
 }
 
 TEST(CuckooPlacementTest, WithoutPreferredSlotsKeysKeepTheirPlaces) {
-  // As above, but for a file that does not store entries in slot order: a
-  // bucket's keys fill it from its first slot, in the order they came.
-  std::vector<BucketChoice> keys;
-  for (uint8_t s = 0; s < kSlotsPerBucket; s++) {
-    keys.push_back(BucketChoice{1, 0, {static_cast<uint8_t>(7 - s), 0}});
-  }
+  // For a file that does not store entries in slot order: a bucket's keys
+  // fill it from its first slot, in the order they came.
+  const auto keys = KeysPreferringDistinctSlots();
   const Placement p = PlaceKeys(keys, 2, 10, false);
   CheckPlacement(keys, 2, p);
   for (uint32_t k = 0; k < keys.size(); k++) {
