@@ -56,6 +56,7 @@ CuckooHashTableBuilder::CuckooHashTableBuilder(
       options_(options),
       file_(file),
       slot_ordered_(options.slot_ordered),
+      slots_per_key_(1 / options.hash_table_ratio),
       fingerprint_bytes_per_key_(kFingerprintsSize /
                                  (kSlotsPerBucket * options.hash_table_ratio)),
       bucket_bytes_per_key_(kBucketSize /
@@ -266,12 +267,20 @@ void CuckooHashTableBuilder::StopSlotOrdering() {
 }
 
 uint64_t CuckooHashTableBuilder::EstimatedFileSize() const {
-  // What Finish() will add: order index, ~8/ratio (slot order: ~2/ratio)
-  // bytes of buckets per key. Compactions ask after every entry.
-  const double per_key =
-      slot_ordered_ ? fingerprint_bytes_per_key_ : bucket_bytes_per_key_;
-  return data_bytes_ + entry_offsets_.size() * 4 +
-         static_cast<uint64_t>(group_offsets_.size() * per_key);
+  // Compactions cut their output files by it, asking after every entry.
+  const uint64_t keys = group_offsets_.size();
+  const uint64_t order_index = entry_offsets_.size() * 4;
+  if (slot_ordered_ && keys > 0) {
+    // Every slot an entry's size without varints (and trailers, while all
+    // are plain), 1/ratio slots per key, and their fingerprints.
+    const uint64_t slot =
+        slot_key_size_ + slot_value_size_ - (plain_trailers_ ? 8 : 0);
+    return order_index +
+           static_cast<uint64_t>(
+               keys * (slot * slots_per_key_ + fingerprint_bytes_per_key_));
+  }
+  return data_bytes_ + order_index +
+         static_cast<uint64_t>(keys * bucket_bytes_per_key_);
 }
 
 void CuckooHashTableBuilder::WriteOrderIndex() {

@@ -114,7 +114,8 @@ class CuckooHashTableBuilder : public VersionNeutralTableBuilder {
   // While every entry has the same size and its own user key, the data
   // region is held in pending_ so Finish() can write it in slot order.
   bool slot_ordered_;
-  // EstimatedFileSize's hash index bytes per user key, slot ordered or not.
+  // EstimatedFileSize's slots and hash index bytes per user key.
+  const double slots_per_key_;
   const double fingerprint_bytes_per_key_;
   const double bucket_bytes_per_key_;
   uint64_t slot_entry_size_ = 0;  // with its varints

@@ -63,6 +63,7 @@ class TableHarness {
     std::unique_ptr<TableBuilder> builder(
         options_.table_factory->NewTableBuilder(tbo, &writer));
     for (auto& e : entries) builder->Add(e.first, e.second);
+    estimated_file_size_ = builder->EstimatedFileSize();
     s = builder->Finish();
     num_entries_ = builder->NumEntries();
     if (!s.ok()) return s;
@@ -118,6 +119,8 @@ class TableHarness {
   TableReader* reader() { return reader_.get(); }
   const std::string& path() const { return path_; }
   uint64_t num_built_entries() const { return num_entries_; }
+  // What the builder estimated, after the last entry, the file would take.
+  uint64_t estimated_file_size() const { return estimated_file_size_; }
   const InternalKeyComparator& icomp() const { return icomp_; }
   Options& options() { return options_; }
 
@@ -132,6 +135,7 @@ class TableHarness {
   const EnvOptions env_options_;
   std::unique_ptr<TableReader> reader_;
   uint64_t num_entries_ = 0;
+  uint64_t estimated_file_size_ = 0;
 };
 
 }  // namespace rocksdb_cuckoo::testing

@@ -202,6 +202,30 @@ TEST_P(CuckooHashTableBuilderTest, LargeEntriesOfOneSizeWasteNoSpace) {
   EXPECT_LT(one, 102000u);
 }
 
+// A compaction cuts its output files by EstimatedFileSize: the files come
+// out the size RocksDB's target_file_size options ask for only if the
+// estimate, empty slots included, is the size.
+TEST_P(CuckooHashTableBuilderTest, EstimatedFileSizeIsTheSize) {
+  for (bool slot_ordered : {true, false}) {
+    for (int value_size : {20, 100, 400}) {
+      // Sequence 0: a bottommost file, whose slots drop the trailers.
+      for (SequenceNumber seq : {0, 1}) {
+        auto h = Harness(slot_ordered);
+        Entries entries;
+        for (int i = 0; i < 50000; i++) {
+          entries.emplace_back(InternalKeyOf(NumberedKey(i), seq, kTypeValue),
+                               std::string(value_size, 'a' + i % 26));
+        }
+        ASSERT_OK(h->Build(entries));
+        const double ratio =
+            static_cast<double>(h->estimated_file_size()) / h->FileSize();
+        EXPECT_GT(ratio, 0.97) << slot_ordered << " " << value_size << seq;
+        EXPECT_LT(ratio, 1.03) << slot_ordered << " " << value_size << seq;
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(ReadModes, CuckooHashTableBuilderTest, ReadModes(),
                          ReadModeName);
 
