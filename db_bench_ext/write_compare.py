@@ -6,8 +6,8 @@ folder, e.g. build-intree-11.8.1: the plugin is compiled in) or, with a
 system-mode build folder, the stock db_bench with librocksdb_cuckoo.so
 preloaded. Formats: ours (CuckooHashTable, allow_mmap_reads=false), ours
 with the striped_hash memtable, ours with slot_ordered=false (the layout
-every file with values of varied sizes gets anyway), BlockBasedTable (bloom 10 bits: the anchor),
-BlockBasedTable tuned for point lookups (data-block hash index, index and
+every file with values of varied sizes gets anyway), BlockBasedTable (bloom
+10 bits: the anchor), BlockBasedTable tuned for point lookups (data-block hash index, index and
 filter held by the reader, a block cache that holds the DB: the anchor of
 the read-modify-write targets), PlainTable and RocksDB's CuckooTable, each
 through db_bench's own flags, ours

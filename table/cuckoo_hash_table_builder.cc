@@ -57,10 +57,6 @@ CuckooHashTableBuilder::CuckooHashTableBuilder(
       file_(file),
       slot_ordered_(options.slot_ordered),
       slots_per_key_(1 / options.hash_table_ratio),
-      fingerprint_bytes_per_key_(kFingerprintsSize /
-                                 (kSlotsPerBucket * options.hash_table_ratio)),
-      bucket_bytes_per_key_(kBucketSize /
-                            (kSlotsPerBucket * options.hash_table_ratio)),
       region_checksum_(new ChecksumStream(options.checksum)),
       chunk_checksums_(options.checksum, kChecksumChunkSize) {
   properties_.num_data_blocks = 1;
@@ -270,17 +266,18 @@ uint64_t CuckooHashTableBuilder::EstimatedFileSize() const {
   // Compactions cut their output files by it, asking after every entry.
   const uint64_t keys = group_offsets_.size();
   const uint64_t order_index = entry_offsets_.size() * 4;
+  // 1/ratio slots per key, each with its share of the hash index.
   if (slot_ordered_ && keys > 0) {
     // Every slot an entry's size without varints (and trailers, while all
-    // are plain), 1/ratio slots per key, and their fingerprints.
-    const uint64_t slot =
-        slot_key_size_ + slot_value_size_ - (plain_trailers_ ? 8 : 0);
-    return order_index +
-           static_cast<uint64_t>(
-               keys * (slot * slots_per_key_ + fingerprint_bytes_per_key_));
+    // are plain), and its fingerprint.
+    const uint64_t slot = slot_key_size_ + slot_value_size_ -
+                          (plain_trailers_ ? 8 : 0) +
+                          kFingerprintsSize / kSlotsPerBucket;
+    return order_index + static_cast<uint64_t>(keys * slots_per_key_ * slot);
   }
   return data_bytes_ + order_index +
-         static_cast<uint64_t>(keys * bucket_bytes_per_key_);
+         static_cast<uint64_t>(keys * slots_per_key_ *
+                               (kBucketSize / kSlotsPerBucket));
 }
 
 void CuckooHashTableBuilder::WriteOrderIndex() {

@@ -114,10 +114,8 @@ class CuckooHashTableBuilder : public VersionNeutralTableBuilder {
   // While every entry has the same size and its own user key, the data
   // region is held in pending_ so Finish() can write it in slot order.
   bool slot_ordered_;
-  // EstimatedFileSize's slots and hash index bytes per user key.
+  // EstimatedFileSize's slots per user key: 1 / hash_table_ratio.
   const double slots_per_key_;
-  const double fingerprint_bytes_per_key_;
-  const double bucket_bytes_per_key_;
   uint64_t slot_entry_size_ = 0;  // with its varints
   uint64_t slot_key_size_ = 0;    // internal key
   uint64_t slot_value_size_ = 0;

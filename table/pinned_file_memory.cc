@@ -249,7 +249,6 @@ PinnedFileMemory::~PinnedFileMemory() {
     // they are.
     RecycledBuffers::Shared().Give(buffer_, buffer_size_);
   } else {
-    ASAN_UNPOISON_MEMORY_REGION(buffer_, buffer_size_);
     RecycledBuffers::Shared().Free(buffer_, buffer_size_);
   }
 }

@@ -79,8 +79,8 @@ class SlotOrderBuffer {
   }
 
  private:
-  // Every block the same size, whatever the entry size, so that any
-  // builder can reuse any block.
+  // One RecycledBuffers unit, whatever the entry size: any pooled unit
+  // serves it as it is.
   static constexpr size_t kBlockBytes = size_t{2} << 20;
   static constexpr size_t kBlockAlign = 64;
 

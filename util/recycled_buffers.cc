@@ -173,6 +173,7 @@ void RecycledBuffers::Give(char* buffer, size_t capacity) {
 
 void RecycledBuffers::Free(char* buffer, size_t capacity) {
   if (capacity < limits_.min_buffer_bytes) {
+    ASAN_UNPOISON_MEMORY_REGION(buffer, capacity);
     free(buffer);
   } else {
     Unmap(buffer, capacity);

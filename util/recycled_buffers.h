@@ -71,7 +71,8 @@ class RecycledBuffers {
   // Takes back a buffer from Take or TakeFresh, every page of which was
   // written: pools it, or frees it.
   void Give(char* buffer, size_t capacity);
-  // Frees a buffer from Take or TakeFresh without pooling it.
+  // Frees a buffer from Take or TakeFresh without pooling it, whatever its
+  // user left poisoned for AddressSanitizer.
   void Free(char* buffer, size_t capacity);
 
   uint64_t pooled_bytes() const;
