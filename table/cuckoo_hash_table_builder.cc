@@ -360,6 +360,11 @@ void CuckooHashTableBuilder::WriteSlotOrderedData() {
   const uint64_t per_chunk = kWriteChunkBytes / size + 1;
   std::unique_ptr<char[]> chunk(new char[per_chunk * size]);
   char* at = chunk.get();
+  // Each key's slot, by key, for the offsets below (Finish() keeps slots
+  // below 2^32 here). At 4 bytes a key this array stays in cache while
+  // slots scatter into it; two 8-byte offset arrays written here instead
+  // took as long as the gather itself.
+  std::vector<uint32_t> slot_of_key(group_offsets_.size());
   auto place = [&](uint32_t key, uint64_t slot) {
     if (key == Placement::kEmpty) {
       memset(at, 0, size);
@@ -367,7 +372,7 @@ void CuckooHashTableBuilder::WriteSlotOrderedData() {
       const char* entry = pending_.Entry(key) + header;
       memcpy(at, entry, key_size);
       memcpy(at + key_size, entry + slot_key_size_, value_size);
-      group_offsets_[key] = entry_offsets_[key] = slot * size;
+      slot_of_key[key] = static_cast<uint32_t>(slot);
     }
     at += size;
     if (at == chunk.get() + per_chunk * size) {
@@ -391,6 +396,10 @@ void CuckooHashTableBuilder::WriteSlotOrderedData() {
   }
   Append(Slice(chunk.get(), at - chunk.get()));
   pending_.Clear();
+  // One entry per user key, so entry and user-key offsets are the same.
+  for (uint64_t key = 0; key < slot_of_key.size(); key++) {
+    group_offsets_[key] = entry_offsets_[key] = slot_of_key[key] * size;
+  }
   layout_.slot_entry_size = size;
   layout_.slot_key_size = static_cast<uint32_t>(key_size);
   layout_.keys_without_trailers = drop_trailers;
@@ -503,7 +512,11 @@ Status CuckooHashTableBuilder::Finish() {
   layout_.num_user_keys = group_offsets_.size();
   PlaceUserKeys();
   if (status_.ok() && slot_ordered_) {
-    if (layout_.num_entries > 0) {
+    // Only a tiny hash_table_ratio gets this many slots: key order then
+    // also spares the file that many empty entries.
+    const uint64_t num_slots =
+        layout_.num_buckets * kSlotsPerBucket + placement_.stash.size();
+    if (layout_.num_entries > 0 && num_slots <= UINT32_MAX) {
       WriteSlotOrderedData();
     } else {
       StopSlotOrdering();
