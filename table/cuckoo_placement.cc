@@ -77,18 +77,38 @@ class Placer {
   // Seats the bucket's keys in preferred slots by augmenting paths (Kuhn's
   // algorithm: at most 8 keys and 8 slots), then the rest in free slots.
   // Works on the keys' positions in the bucket (below kSlotsPerBucket).
+  // Most keys find a preferred slot free: those are seated first, and only
+  // the others search for a path (from that start, Kuhn's algorithm still
+  // ends at a maximum matching), which spares most of the search's
+  // unpredictable branches.
   void ArrangeBucket(uint32_t bucket) {
     const uint32_t count = counts_[bucket];
     uint32_t* slots = &result_.slots[SlotIndex(bucket, 0)];
     const uint8_t* preferences = &preferences_[SlotIndex(bucket, 0)];
     uint8_t seated[kSlotsPerBucket];  // which key each slot holds
     std::fill(seated, seated + kSlotsPerBucket, kNoKey);
+    uint8_t waiting[kSlotsPerBucket];
+    uint32_t num_waiting = 0;
+    uint32_t taken = 0;  // bit s: slot s seated
+    for (uint8_t k = 0; k < count; k++) {
+      const uint32_t first = preferences[k] & 15;
+      const uint32_t second = preferences[k] >> 4;
+      const uint32_t s = (taken >> first & 1) == 0    ? first
+                         : (taken >> second & 1) == 0 ? second
+                                                      : kSlotsPerBucket;
+      if (s == kSlotsPerBucket) {
+        waiting[num_waiting++] = k;
+        continue;
+      }
+      seated[s] = k;
+      taken |= 1u << s;
+    }
     uint8_t unseated[kSlotsPerBucket];
     uint32_t num_unseated = 0;
-    for (uint8_t k = 0; k < count; k++) {
+    for (uint32_t i = 0; i < num_waiting; i++) {
       uint32_t visited = 0;
-      if (!SeatPreferred(k, preferences, seated, &visited)) {
-        unseated[num_unseated++] = k;
+      if (!SeatPreferred(waiting[i], preferences, seated, &visited)) {
+        unseated[num_unseated++] = waiting[i];
       }
     }
     for (uint32_t s = 0, i = 0; i < num_unseated; s++) {
