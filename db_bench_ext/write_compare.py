@@ -7,12 +7,12 @@ system-mode build folder, the stock db_bench with librocksdb_cuckoo.so
 preloaded. Formats: ours (CuckooHashTable, allow_mmap_reads=false), ours
 with the striped_hash memtable, ours with slot_ordered=false (the layout
 every file with values of varied sizes gets anyway), BlockBasedTable (bloom
-10 bits: the anchor), BlockBasedTable tuned for point lookups (data-block hash index, index and
-filter held by the reader, a block cache that holds the DB: the anchor of
-the read-modify-write targets), PlainTable and RocksDB's CuckooTable, each
-through db_bench's own flags, ours
-through an OPTIONS file (db_bench has no flag for it) that make_options_file
-derives from the one db_bench wrote for CuckooTable with the very flags of
+10 bits: the anchor), BlockBasedTable tuned for point lookups (data-block
+hash index, index and filter held by the reader, a block cache that holds
+the DB: the anchor of the read-modify-write targets), PlainTable and
+RocksDB's CuckooTable, each through db_bench's own flags, ours through an
+OPTIONS file (db_bench has no flag for it) that make_options_file derives
+from the one db_bench wrote for CuckooTable with the very flags of
 every run, only the table factory and allow_mmap_reads replaced (a base
 written for BlockBasedTable carries its 30-day ttl, which RocksDB refuses
 with any other table).

@@ -89,19 +89,16 @@ class Placer {
     std::fill(seated, seated + kSlotsPerBucket, kNoKey);
     uint8_t waiting[kSlotsPerBucket];
     uint32_t num_waiting = 0;
-    uint32_t taken = 0;  // bit s: slot s seated
     for (uint8_t k = 0; k < count; k++) {
-      const uint32_t first = preferences[k] & 15;
-      const uint32_t second = preferences[k] >> 4;
-      const uint32_t s = (taken >> first & 1) == 0    ? first
-                         : (taken >> second & 1) == 0 ? second
-                                                      : kSlotsPerBucket;
-      if (s == kSlotsPerBucket) {
+      uint8_t& first = seated[preferences[k] & 15];
+      uint8_t& second = seated[preferences[k] >> 4];
+      if (first == kNoKey) {
+        first = k;
+      } else if (second == kNoKey) {
+        second = k;
+      } else {
         waiting[num_waiting++] = k;
-        continue;
       }
-      seated[s] = k;
-      taken |= 1u << s;
     }
     uint8_t unseated[kSlotsPerBucket];
     uint32_t num_unseated = 0;

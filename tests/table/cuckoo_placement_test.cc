@@ -13,6 +13,11 @@
 namespace rocksdb_cuckoo {
 namespace {
 
+// Whether `slot` (a position in a bucket) is one the key prefers.
+bool Prefers(const BucketChoice& key, uint32_t slot) {
+  return key.slot[0] == slot || key.slot[1] == slot;
+}
+
 // Checks the result against the contract in cuckoo_placement.h.
 void CheckPlacement(const std::vector<BucketChoice>& keys, uint32_t buckets,
                     const Placement& p) {
@@ -26,7 +31,7 @@ void CheckPlacement(const std::vector<BucketChoice>& keys, uint32_t buckets,
       ASSERT_TRUE(keys[key].first == b || keys[key].second == b);
       // Out of its preferred slots only if both are taken (else the
       // matching would not be maximal).
-      if (s != keys[key].slot[0] && s != keys[key].slot[1]) {
+      if (!Prefers(keys[key], s)) {
         ASSERT_NE(slots[keys[key].slot[0]], Placement::kEmpty) << b;
         ASSERT_NE(slots[keys[key].slot[1]], Placement::kEmpty) << b;
       }
@@ -90,8 +95,7 @@ TEST(CuckooPlacementTest, MostKeysGetAPreferredSlot) {
   for (uint64_t i = 0; i < p.slots.size(); i++) {
     const uint32_t key = p.slots[i];
     preferred +=
-        key != Placement::kEmpty && (keys[key].slot[0] == i % kSlotsPerBucket ||
-                                     keys[key].slot[1] == i % kSlotsPerBucket);
+        key != Placement::kEmpty && Prefers(keys[key], i % kSlotsPerBucket);
   }
   EXPECT_GT(preferred, keys.size() * 85 / 100);
 }
@@ -130,8 +134,7 @@ TEST(CuckooPlacementTest, PreferredSlotsAreAMaximumMatchingInEveryBucket) {
       int preferred = 0;
       for (uint32_t s = 0; s < kSlotsPerBucket; s++) {
         preferred +=
-            slots[s] != Placement::kEmpty &&
-            (keys[slots[s]].slot[0] == s || keys[slots[s]].slot[1] == s);
+            slots[s] != Placement::kEmpty && Prefers(keys[slots[s]], s);
       }
       ASSERT_EQ(preferred, MaximumPreferredInBucket(keys, slots))
           << "bucket " << b << ", seed " << seed;
